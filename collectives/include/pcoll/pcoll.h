@@ -1,0 +1,42 @@
+/* pcoll: pluggable MPI collectives.
+ *
+ * Every collective has exactly the signature and semantics of its MPI counterpart (MPI 4.1,
+ * chapter 6) and returns MPI error codes, after invoking the communicator's error handler.
+ * Which algorithm serves a call is chosen at run time: PCOLL_ALLREDUCE=vendor|naive|tree|
+ * recursive_doubling|ring|rabenseifner|auto (see `pcoll-info` for every parameter), or per
+ * communicator with PCOLL_Config_push / pcoll::ScopedConfig. */
+#ifndef PCOLL_PCOLL_H
+#define PCOLL_PCOLL_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PCOLL_VERSION_MAJOR 0
+#define PCOLL_VERSION_MINOR 1
+#define PCOLL_VERSION_PATCH 0
+
+/* "0.1.0" */
+const char *PCOLL_Version(void);
+
+int PCOLL_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm);
+
+/* Overrides parameter `name` (as listed by pcoll-info, e.g. "allreduce", "tree_arity") for calls
+ * on `comm` until the matching PCOLL_Config_pop. Every rank of comm must push the same values
+ * (not checked: the environment is checked once, overrides are the program's responsibility).
+ * Returns MPI_ERR_ARG, with a message naming the allowed values, for a bad name or value. */
+int PCOLL_Config_push(MPI_Comm comm, const char *name, const char *value);
+int PCOLL_Config_pop(MPI_Comm comm);
+
+/* The algorithm that served the last call on comm ("vendor" after a fallback), or "" if none.
+ * The string stays valid until the next pcoll call on comm. */
+int PCOLL_Get_last_algorithm(MPI_Comm comm, const char **name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PCOLL_PCOLL_H */

@@ -1,0 +1,101 @@
+// rabenseifner: recursive-halving reduce-scatter followed by recursive-doubling allgather
+// (Rabenseifner 2004; Thakur, Rabenseifner, Gropp 2005, Sec. 4.4; seed article 000).
+//
+// The vector is cut into P' blocks (P' = largest power of two <= P, sizes differ by at most one,
+// so any count works). Non-power-of-two P is folded first (fold.hpp). In halving step s
+// (mask = 2^s) each new rank keeps the half of its current block range selected by bit s of its
+// new rank, sends the other half to new rank q xor mask and reduces the half it receives; after
+// log2 P' steps it owns one fully reduced block. The allgather retraces the steps in reverse,
+// exchanging owned ranges until every rank holds the vector. The partners' contribution sets are
+// aligned blocks of new ranks, and the received block is put on the left exactly when it comes
+// from lower ranks, so rank order is kept and non-commutative ops are exact (checked by the
+// symbolic tests). Each element is reduced on one rank only: all ranks hold identical bits.
+//
+// Restrictions: none.
+// Cost (f = 1 if P is not a power of two):
+//   T = (2 log2 P' + 2f) alpha + (2 (P'-1)/P' + 2f) beta n + ((P'-1)/P' + f) gamma n.
+// Temporary: n bytes (halves are received in place in tmp).
+#include "../../registry.hpp"
+#include "fold.hpp"
+
+namespace pcoll {
+namespace {
+
+Plan build(const PlanRequest &req) {
+  Plan plan;
+  const int fold_ph = plan.phase_index("fold"), rs = plan.phase_index("reduce_scatter"),
+            ag = plan.phase_index("allgather"), unfold_ph = plan.phase_index("unfold");
+  const std::size_t n = req.count;
+  if (req.size == 1 || n == 0) return plan;
+  plan.tmp_elems = n;
+  const PowerOfTwoFold f(req.size);
+  f.fold(plan, req.rank, n, fold_ph);
+  const int nr = f.new_rank(req.rank);
+  if (nr >= 0) {
+    const BlockSplit blocks{n, static_cast<std::size_t>(f.pof2)};
+    auto elems = [&](std::size_t lo, std::size_t hi) {  // element range of blocks [lo, hi)
+      return std::make_pair(blocks.offset(lo), blocks.offset(hi) - blocks.offset(lo));
+    };
+    std::size_t lo = 0, hi = static_cast<std::size_t>(f.pof2);
+    std::vector<std::pair<std::size_t, std::size_t>> kept;  // block ranges before each halving
+    for (int mask = 1; mask < f.pof2; mask <<= 1) {
+      const int pnr = nr ^ mask, partner = f.real_rank(pnr);
+      const std::size_t mid = lo + (hi - lo) / 2;
+      const bool upper = (nr & mask) != 0;
+      const auto send = upper ? elems(lo, mid) : elems(mid, hi);
+      const auto keep = upper ? elems(mid, hi) : elems(lo, mid);
+      kept.emplace_back(lo, hi);
+      Round &r = plan.new_round(rs);
+      add_send(r, partner, out_range(send.first, send.second));
+      const int rv = add_recv(r, partner, tmp_range(keep.first, keep.second));
+      add_reduce(r, tmp_range(keep.first, keep.second), out_range(keep.first, keep.second),
+                 /*src_is_left=*/pnr < nr, rv);
+      if (upper)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    // Allgather: undo the halvings in reverse order; the partner owns the sibling half.
+    for (int mask = f.pof2 / 2; mask >= 1; mask >>= 1) {
+      const int partner = f.real_rank(nr ^ mask);
+      const auto parent = kept.back();
+      kept.pop_back();
+      const auto mine = elems(lo, hi);
+      const std::size_t mid = parent.first + (parent.second - parent.first) / 2;
+      const bool upper = lo == mid;
+      const auto theirs = upper ? elems(parent.first, mid) : elems(mid, parent.second);
+      Round &r = plan.new_round(ag);
+      add_send(r, partner, out_range(mine.first, mine.second));
+      add_recv(r, partner, out_range(theirs.first, theirs.second));
+      lo = parent.first;
+      hi = parent.second;
+    }
+  }
+  f.unfold(plan, req.rank, n, unfold_ph);
+  return plan;
+}
+
+double model(const PlanRequest &req, const CostParams &c) {
+  const double n = double(req.count * req.type_size);
+  const PowerOfTwoFold f(req.size);
+  const double lg = f.log2_pof2(), fo = f.rem > 0 ? 1 : 0, q = double(f.pof2);
+  return (2 * lg + 2 * fo) * c.alpha + (2 * (q - 1) / q + 2 * fo) * c.beta * n +
+         ((q - 1) / q + fo) * c.gamma * n;
+}
+
+}  // namespace
+
+const AlgorithmInfo &rabenseifner_allreduce_info() {
+  static const AlgorithmInfo info{Collective::allreduce,
+                                  "rabenseifner",
+                                  "recursive-halving reduce-scatter + recursive-doubling "
+                                  "allgather; fold for non-power-of-two P",
+                                  "Rabenseifner 2004; Thakur, Rabenseifner, Gropp 2005",
+                                  {},
+                                  {},
+                                  build,
+                                  model};
+  return info;
+}
+
+}  // namespace pcoll

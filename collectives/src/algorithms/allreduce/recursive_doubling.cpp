@@ -1,0 +1,65 @@
+// recursive_doubling: butterfly exchange of the whole vector (Thakur, Rabenseifner, Gropp 2005,
+// "Optimization of Collective Communication Operations in MPICH", Sec. 4.1; seed article 000).
+//
+// In step s (mask = 2^s) new rank q exchanges its whole partial result with q xor mask and both
+// reduce, the lower block on the left; after log2 P' steps every rank holds the reduction. A rank
+// count that is not a power of two is folded first (fold.hpp) and the result unfolded after.
+// Both partners of every step evaluate the same expression with the same operand order, so all
+// ranks end with bit-identical results, and aligned blocks keep rank order: non-commutative
+// operations are exact.
+//
+// Restrictions: none.
+// Cost (P' = largest power of two <= P, f = 1 if P != P' else 0):
+//   T = (log2 P' + 2f)(alpha + beta n) + (log2 P' + f) gamma n.   Temporary: n bytes.
+#include "../../registry.hpp"
+#include "fold.hpp"
+
+namespace pcoll {
+namespace {
+
+Plan build(const PlanRequest &req) {
+  Plan plan;
+  const int fold_ph = plan.phase_index("fold"), bfly = plan.phase_index("butterfly"),
+            unfold_ph = plan.phase_index("unfold");
+  const std::size_t n = req.count;
+  if (req.size == 1 || n == 0) return plan;
+  plan.tmp_elems = n;
+  const PowerOfTwoFold f(req.size);
+  f.fold(plan, req.rank, n, fold_ph);
+  const int nr = f.new_rank(req.rank);
+  if (nr >= 0) {
+    for (int mask = 1; mask < f.pof2; mask <<= 1) {
+      const int partner = f.real_rank(nr ^ mask);
+      Round &r = plan.new_round(bfly);
+      add_send(r, partner, out_range(0, n));
+      const int rv = add_recv(r, partner, tmp_range(0, n));
+      add_reduce(r, tmp_range(0, n), out_range(0, n), /*src_is_left=*/partner < req.rank, rv);
+    }
+  }
+  f.unfold(plan, req.rank, n, unfold_ph);
+  return plan;
+}
+
+double model(const PlanRequest &req, const CostParams &c) {
+  const double n = double(req.count * req.type_size);
+  const PowerOfTwoFold f(req.size);
+  const double lg = f.log2_pof2(), fo = f.rem > 0 ? 1 : 0;
+  return (lg + 2 * fo) * (c.alpha + c.beta * n) + (lg + fo) * c.gamma * n;
+}
+
+}  // namespace
+
+const AlgorithmInfo &recursive_doubling_allreduce_info() {
+  static const AlgorithmInfo info{Collective::allreduce,
+                                  "recursive_doubling",
+                                  "butterfly exchange of the whole vector, log2(P) rounds; fold "
+                                  "for non-power-of-two P",
+                                  "Thakur, Rabenseifner, Gropp 2005 (MPICH); seed article 000",
+                                  {},
+                                  {},
+                                  build,
+                                  model};
+  return info;
+}
+
+}  // namespace pcoll

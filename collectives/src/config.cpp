@@ -1,0 +1,254 @@
+#include "config.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+#include "registry.hpp"
+
+namespace pcoll {
+
+namespace {
+
+std::vector<ParamSpec> build_table() {
+  std::vector<ParamSpec> t;
+  // --- algorithm selection -------------------------------------------------------------------
+  t.push_back({"allreduce",
+               "auto",
+               "allreduce algorithm; auto picks the lowest alpha-beta-gamma model time among the "
+               "algorithms whose restrictions hold",
+               ParamKind::algorithm,
+               0,
+               0,
+               false,
+               false,
+               {},
+               Collective::allreduce});
+  t.push_back({"fallback",
+               "warn",
+               "what happens when the chosen algorithm cannot serve a call (non-commutative op, "
+               "non-contiguous datatype, ...): error = return MPI_ERR_ARG, warn = use vendor and "
+               "say so once per communicator and reason, silent = use vendor quietly",
+               ParamKind::choice,
+               0,
+               0,
+               false,
+               false,
+               {"error", "warn", "silent"}});
+  // --- algorithm parameters ------------------------------------------------------------------
+  t.push_back({"tree_arity", "2",
+               "fan-out of the k-ary tree (reduce up, broadcast down); groups are balanced as in "
+               "HPX's hierarchical communicator",
+               ParamKind::integer, 2, 1 << 20});
+  t.push_back({"tree_flat_below", "16",
+               "communicators with fewer ranks than this use one flat group (root gathers from "
+               "all) instead of a tree, as HPX's flat_fallback_threshold; 0 = always a tree",
+               ParamKind::integer, 0, 1LL << 31});
+  t.push_back({"ring_segment", "0",
+               "ring: pipeline each chunk in segments of at most this many bytes (0 = off); the "
+               "reduction of one segment overlaps the transfer of the next",
+               ParamKind::integer, 0, 1LL << 40, false, true});
+  // --- cost model used by auto selection and the ledger ---------------------------------------
+  t.push_back({"model_alpha", "2e-6", "alpha of the cost model: seconds per message",
+               ParamKind::real, 0, 1});
+  t.push_back({"model_beta", "2e-10", "beta of the cost model: seconds per byte transferred",
+               ParamKind::real, 0, 1});
+  t.push_back({"model_gamma", "1e-10", "gamma of the cost model: seconds per byte reduced",
+               ParamKind::real, 0, 1});
+  return t;
+}
+
+std::string trim(const std::string &s) {
+  std::size_t a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return s.substr(a, b - a);
+}
+
+// Parses "123", "4k", "4KiB", "1m", "2g" (powers of 1024 when is_size). Returns false on junk.
+bool parse_number(const std::string &text, bool is_size, long long &out) {
+  const std::string s = trim(text);
+  if (s.empty()) return false;
+  errno = 0;
+  char *end = nullptr;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || end == s.c_str()) return false;
+  std::string suffix = trim(end);
+  for (auto &c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  long long mul = 1;
+  if (!suffix.empty()) {
+    if (!is_size) return false;
+    if (suffix == "k" || suffix == "kib" || suffix == "kb")
+      mul = 1LL << 10;
+    else if (suffix == "m" || suffix == "mib" || suffix == "mb")
+      mul = 1LL << 20;
+    else if (suffix == "g" || suffix == "gib" || suffix == "gb")
+      mul = 1LL << 30;
+    else if (suffix == "b")
+      mul = 1;
+    else
+      return false;
+  }
+  if (v > 0 && v > (1LL << 62) / mul) return false;
+  out = v * mul;
+  return true;
+}
+
+}  // namespace
+
+const std::vector<ParamSpec> &param_table() {
+  static const std::vector<ParamSpec> table = build_table();
+  return table;
+}
+
+int param_index(const std::string &name) {
+  const auto &t = param_table();
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (name == t[i].name) return static_cast<int>(i);
+  return -1;
+}
+
+std::string env_name(const ParamSpec &spec) {
+  std::string e = "PCOLL_";
+  for (const char *p = spec.name; *p; ++p)
+    e += static_cast<char>(std::toupper(static_cast<unsigned char>(*p)));
+  return e;
+}
+
+std::string allowed_values(const ParamSpec &spec) {
+  std::ostringstream os;
+  switch (spec.kind) {
+    case ParamKind::algorithm: {
+      os << "auto";
+      for (const auto *a : algorithms_of(spec.coll)) os << "|" << a->name;
+      break;
+    }
+    case ParamKind::choice:
+      for (std::size_t i = 0; i < spec.choices.size(); ++i) os << (i ? "|" : "") << spec.choices[i];
+      break;
+    case ParamKind::integer:
+      os << "an integer in [" << spec.min << ", " << spec.max << "]";
+      if (spec.is_size) os << " (suffixes k, m, g = KiB, MiB, GiB)";
+      if (spec.allow_auto) os << " or auto";
+      break;
+    case ParamKind::real:
+      os << "a number in [" << spec.min << ", " << spec.max << "]";
+      break;
+    case ParamKind::text:
+      os << "a path, or empty for off";
+      break;
+  }
+  return os.str();
+}
+
+std::string validate_param(const ParamSpec &spec, const std::string &value) {
+  const std::string v = trim(value);
+  bool ok = false;
+  switch (spec.kind) {
+    case ParamKind::algorithm:
+      ok = v == "auto" || find_algorithm(spec.coll, v) != nullptr;
+      break;
+    case ParamKind::choice:
+      for (const auto &c : spec.choices) ok = ok || v == c;
+      break;
+    case ParamKind::integer: {
+      long long x = 0;
+      if (spec.allow_auto && v == "auto")
+        ok = true;
+      else
+        ok = parse_number(v, spec.is_size, x) && x >= spec.min && x <= spec.max;
+      break;
+    }
+    case ParamKind::real: {
+      char *end = nullptr;
+      errno = 0;
+      const double x = std::strtod(v.c_str(), &end);
+      ok = errno == 0 && end != v.c_str() && trim(end).empty() && x >= double(spec.min) &&
+           x <= double(spec.max);
+      break;
+    }
+    case ParamKind::text:
+      ok = true;
+      break;
+  }
+  if (ok) return {};
+  return env_name(spec) + "='" + value + "' is not valid; allowed: " + allowed_values(spec);
+}
+
+long long parse_integer(const ParamSpec &spec, const std::string &value) {
+  const std::string v = trim(value);
+  if (spec.allow_auto && v == "auto") return kAuto;
+  long long x = 0;
+  if (!parse_number(v, spec.is_size, x)) throw std::invalid_argument(validate_param(spec, value));
+  return x;
+}
+
+double parse_real(const std::string &value) {
+  return std::strtod(value.c_str(), nullptr);
+}
+
+const char *source_name(Source s) {
+  switch (s) {
+    case Source::default_value:
+      return "default";
+    case Source::environment:
+      return "environment";
+    case Source::rules_file:
+      return "rules file";
+    case Source::override_:
+      return "override";
+  }
+  return "?";
+}
+
+const std::string &Config::get(const std::string &name) const {
+  const int i = param_index(name);
+  if (i < 0) throw std::logic_error("pcoll: unknown parameter " + name);
+  return values[static_cast<std::size_t>(i)];
+}
+
+long long Config::integer(const std::string &name) const {
+  return parse_integer(param_table()[static_cast<std::size_t>(param_index(name))], get(name));
+}
+
+double Config::real(const std::string &name) const {
+  return parse_real(get(name));
+}
+
+std::string Config::first_error() const {
+  const auto &t = param_table();
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    std::string e = validate_param(t[i], values[i]);
+    if (!e.empty()) return e;
+  }
+  return {};
+}
+
+Config load_config() {
+  Config c;
+  for (const auto &spec : param_table()) {
+    const char *env = std::getenv(env_name(spec).c_str());
+    if (env != nullptr) {
+      c.values.emplace_back(trim(env));
+      c.sources.push_back(Source::environment);
+    } else {
+      c.values.emplace_back(spec.default_value);
+      c.sources.push_back(Source::default_value);
+    }
+  }
+  return c;
+}
+
+Config with_overrides(const Config &base,
+                      const std::vector<std::pair<int, std::string>> &overrides) {
+  Config c = base;
+  for (const auto &o : overrides) {
+    c.values[static_cast<std::size_t>(o.first)] = o.second;
+    c.sources[static_cast<std::size_t>(o.first)] = Source::override_;
+  }
+  return c;
+}
+
+}  // namespace pcoll

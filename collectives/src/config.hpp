@@ -1,0 +1,76 @@
+// Configuration: every parameter pcoll reads is declared once, in the table in config.cpp, as
+// {name, default, description, kind, range}. The environment variable is PCOLL_<NAME> (upper
+// case), generated from the name; pcoll-info, the README table and error messages all come
+// from the same table. This file is the only place that reads the environment.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pcoll {
+
+enum class Collective : std::uint8_t;
+
+enum class ParamKind : std::uint8_t {
+  algorithm,  // an algorithm name of `coll`, or "auto"
+  choice,     // one of `choices`
+  integer,    // whole number in [min, max], optionally "auto"; sizes accept k/m/g suffixes (KiB..)
+  real,       // floating-point number in [min, max]
+  text,       // free text (a path), empty = off
+};
+
+struct ParamSpec {
+  const char *name;
+  const char *default_value;
+  const char *description;
+  ParamKind kind;
+  long long min = 0;
+  long long max = 0;
+  bool allow_auto = false;
+  bool is_size = false;  // accepts 4k, 1m, 1g suffixes (powers of 1024)
+  std::vector<std::string> choices = {};
+  Collective coll{};  // for ParamKind::algorithm
+};
+
+// Sentinel for "auto" in integer parameters.
+constexpr long long kAuto = -1;
+
+const std::vector<ParamSpec> &param_table();
+// Index of a parameter in param_table(), or -1.
+int param_index(const std::string &name);
+std::string env_name(const ParamSpec &spec);
+// The values allowed for a parameter, as shown to users ("2..1024 or auto", "error|warn|silent").
+std::string allowed_values(const ParamSpec &spec);
+
+// Checks a value; returns an empty string when valid, else a message that names the variable,
+// the value and the allowed values.
+std::string validate_param(const ParamSpec &spec, const std::string &value);
+// Parses a validated integer parameter value (kAuto for "auto").
+long long parse_integer(const ParamSpec &spec, const std::string &value);
+double parse_real(const std::string &value);
+
+// Where a value came from, for pcoll-info and the trace log.
+enum class Source : std::uint8_t { default_value, environment, rules_file, override_ };
+const char *source_name(Source s);
+
+// The effective configuration of one process: one value per entry of param_table().
+struct Config {
+  std::vector<std::string> values;
+  std::vector<Source> sources;
+
+  const std::string &get(const std::string &name) const;
+  long long integer(const std::string &name) const;
+  double real(const std::string &name) const;
+  // The first invalid value, as an error message; empty when all are valid.
+  std::string first_error() const;
+};
+
+// Defaults overridden by PCOLL_* environment variables.
+Config load_config();
+// The configuration with per-communicator overrides (name, value) applied in order.
+Config with_overrides(const Config &base,
+                      const std::vector<std::pair<int, std::string>> &overrides);
+
+}  // namespace pcoll

@@ -1,0 +1,162 @@
+#include "context.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+
+namespace pcoll {
+
+namespace {
+
+// MPI keyvals are process-wide by nature; these two are the only process-level state of pcoll.
+int g_keyval = MPI_KEYVAL_INVALID;
+bool g_finalizing = false;
+
+constexpr std::size_t kMaxCachedPlans = 512;
+
+int delete_context(MPI_Comm, int, void *value, void *) {
+  delete static_cast<Context *>(value);
+  return MPI_SUCCESS;
+}
+
+// MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI is fully usable (MPI 4.1
+// Sec. 11.2.4): the standard place to release what we hold on MPI_COMM_WORLD.
+int on_finalize(MPI_Comm, int, void *, void *) {
+  if (g_keyval != MPI_KEYVAL_INVALID) {
+    void *value = nullptr;
+    int found = 0;
+    PMPI_Comm_get_attr(MPI_COMM_WORLD, g_keyval, &value, &found);
+    if (found) PMPI_Comm_delete_attr(MPI_COMM_WORLD, g_keyval);
+    g_finalizing = true;  // contexts of communicators never freed by the user die later
+    PMPI_Comm_free_keyval(&g_keyval);
+  }
+  return MPI_SUCCESS;
+}
+
+int ensure_keyval() {
+  if (g_keyval != MPI_KEYVAL_INVALID) return MPI_SUCCESS;
+  int rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_context, &g_keyval, nullptr);
+  if (rc != MPI_SUCCESS) return rc;
+  int self_key = MPI_KEYVAL_INVALID;
+  rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_finalize, &self_key, nullptr);
+  if (rc != MPI_SUCCESS) return rc;
+  return PMPI_Comm_set_attr(MPI_COMM_SELF, self_key, nullptr);
+}
+
+}  // namespace
+
+void report(const std::string &msg) {
+  std::fprintf(stderr, "pcoll: %s\n", msg.c_str());
+  std::fflush(stderr);
+}
+
+Context *Context::get(MPI_Comm comm, int *err) {
+  *err = ensure_keyval();
+  if (*err != MPI_SUCCESS) return nullptr;
+  void *value = nullptr;
+  int found = 0;
+  *err = PMPI_Comm_get_attr(comm, g_keyval, &value, &found);
+  if (*err != MPI_SUCCESS) return nullptr;
+  if (found) return static_cast<Context *>(value);
+  auto *ctx = new Context();
+  *err = ctx->init(comm);
+  if (*err != MPI_SUCCESS) {
+    delete ctx;
+    return nullptr;
+  }
+  *err = PMPI_Comm_set_attr(comm, g_keyval, ctx);
+  if (*err != MPI_SUCCESS) {
+    delete ctx;
+    return nullptr;
+  }
+  return ctx;
+}
+
+int Context::init(MPI_Comm user) {
+  int rc = PMPI_Comm_dup(user, &comm_);
+  if (rc != MPI_SUCCESS) return rc;
+  // Our own errors are returned as codes and passed to the USER communicator's handler.
+  PMPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+  PMPI_Comm_rank(comm_, &rank_);
+  PMPI_Comm_size(comm_, &size_);
+  MPI_Comm node = MPI_COMM_NULL;
+  rc = PMPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  if (rc != MPI_SUCCESS) return rc;
+  int local = 1;
+  PMPI_Comm_size(node, &local);
+  PMPI_Comm_free(&node);
+  rc = PMPI_Allreduce(&local, &node_size_, 1, MPI_INT, MPI_MIN, comm_);
+  if (rc != MPI_SUCCESS) return rc;
+  base_config_ = load_config();
+  config_ = base_config_;
+  return check_agreement();
+}
+
+// Every rank must run with the same configuration, or ranks would choose different algorithms
+// and deadlock. One allreduce of (hash, ~hash) per parameter finds any disagreement.
+int Context::check_agreement() {
+  const auto &table = param_table();
+  const std::size_t n = table.size();
+  std::vector<std::uint64_t> h(2 * n), r(2 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    h[i] = std::hash<std::string>{}(base_config_.values[i]);
+    h[n + i] = ~h[i];
+  }
+  int rc =
+      PMPI_Allreduce(h.data(), r.data(), static_cast<int>(2 * n), MPI_UINT64_T, MPI_MAX, comm_);
+  if (rc != MPI_SUCCESS) return rc;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (r[i] != ~r[n + i]) {  // max != min
+      report("ranks disagree on " + env_name(table[i]) + " (rank " + std::to_string(rank_) +
+             " has '" + base_config_.values[i] +
+             "'); every rank must run with the same pcoll configuration");
+      config_error_ = MPI_ERR_ARG;
+      return MPI_SUCCESS;
+    }
+  }
+  const std::string e = base_config_.first_error();
+  if (!e.empty()) {
+    if (rank_ == 0) report(e);
+    config_error_ = MPI_ERR_ARG;
+  }
+  return MPI_SUCCESS;
+}
+
+int Context::push_override(int param, const std::string &value) {
+  const std::string e = validate_param(param_table()[static_cast<std::size_t>(param)], value);
+  if (!e.empty()) {
+    report(e + " (in a configuration override)");
+    return MPI_ERR_ARG;
+  }
+  overrides_.emplace_back(param, value);
+  config_ = with_overrides(base_config_, overrides_);
+  return MPI_SUCCESS;
+}
+
+int Context::pop_override() {
+  if (overrides_.empty()) return MPI_ERR_OTHER;
+  overrides_.pop_back();
+  config_ = with_overrides(base_config_, overrides_);
+  return MPI_SUCCESS;
+}
+
+std::shared_ptr<const Plan> Context::find_plan(const std::string &key) const {
+  auto it = plans_.find(key);
+  return it == plans_.end() ? nullptr : it->second;
+}
+
+void Context::store_plan(const std::string &key, std::shared_ptr<const Plan> plan) {
+  if (plans_.size() >= kMaxCachedPlans) plans_.clear();  // bounded; rebuilding is cheap
+  plans_[key] = std::move(plan);
+}
+
+void *Context::scratch(std::size_t bytes) {
+  if (scratch_.size() < bytes) scratch_.resize(bytes);
+  return scratch_.data();
+}
+
+Context::~Context() {
+  if (comm_ != MPI_COMM_NULL && !g_finalizing) PMPI_Comm_free(&comm_);
+}
+
+}  // namespace pcoll

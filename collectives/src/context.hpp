@@ -1,0 +1,75 @@
+// Per-communicator state, cached on the user's communicator with an MPI attribute keyval and
+// freed with it: a private duplicate communicator (so our messages can never match the
+// application's receives, not even MPI_ANY_SOURCE/MPI_ANY_TAG ones), the node-local size, the
+// configuration (checked for agreement across ranks at creation), per-communicator overrides,
+// the plan cache, reusable scratch memory and the fallback warnings already given.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "config.hpp"
+#include "plan.hpp"
+
+namespace pcoll {
+
+class Context {
+ public:
+  // The context of `comm`, created collectively on first use. Returns nullptr and sets *err
+  // (with a message already printed) when creation fails.
+  static Context *get(MPI_Comm comm, int *err);
+
+  MPI_Comm comm() const { return comm_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  int node_size() const { return node_size_; }  // ranks sharing this rank's node (min over nodes)
+  // MPI_SUCCESS, or the error every call on this communicator returns (bad configuration).
+  int config_error() const { return config_error_; }
+
+  const Config &config() const { return config_; }
+  int push_override(int param, const std::string &value);
+  int pop_override();
+
+  // Cached plan for `key`, or nullptr.
+  std::shared_ptr<const Plan> find_plan(const std::string &key) const;
+  void store_plan(const std::string &key, std::shared_ptr<const Plan> plan);
+  std::size_t cached_plans() const { return plans_.size(); }
+
+  // Scratch memory of at least `bytes`, reused across calls.
+  void *scratch(std::size_t bytes);
+  std::vector<MPI_Request> &requests() { return requests_; }
+
+  // True the first time a (reason) is seen on this communicator.
+  bool first_warning(const std::string &reason) { return warned_.insert(reason).second; }
+
+  std::string last_algorithm;  // what the last call used (PCOLL_Get_last_algorithm)
+
+  ~Context();
+
+ private:
+  Context() = default;
+  int init(MPI_Comm user);
+  int check_agreement();
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1, node_size_ = 1;
+  int config_error_ = MPI_SUCCESS;
+  Config base_config_, config_;
+  std::vector<std::pair<int, std::string>> overrides_;
+  std::unordered_map<std::string, std::shared_ptr<const Plan>> plans_;
+  std::vector<char> scratch_;
+  std::vector<MPI_Request> requests_;
+  std::set<std::string> warned_;
+};
+
+// Prints "pcoll: <msg>" on stderr.
+void report(const std::string &msg);
+
+}  // namespace pcoll

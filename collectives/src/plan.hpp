@@ -1,0 +1,110 @@
+// Plan: the data an algorithm produces instead of sending messages itself.
+//
+// A plan is the complete schedule of ONE rank for ONE call shape (P, count, parameters): an
+// ordered list of rounds; in each round the rank posts all its receives and sends at once, runs
+// the local operations (reductions, copies) attached to each receive as soon as that receive has
+// completed, then the operations attached to the end of the round. Plans are built without MPI,
+// so they can be executed symbolically (verify.hpp), costed (ledger.hpp) and cached.
+//
+// All offsets and lengths are in ELEMENTS of the user's datatype, never bytes: a reduction can
+// therefore never split an element, and the same plan serves every datatype of a given size.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pcoll {
+
+// The buffers a plan may name. `in` is the user's send buffer (read only), `out` the user's
+// receive buffer, `tmp` scratch memory owned by the communicator's context.
+enum class Buf : std::uint8_t { in, out, tmp };
+const char *buf_name(Buf b);
+
+struct Range {
+  Buf buf = Buf::out;
+  std::size_t off = 0;  // elements
+  std::size_t len = 0;  // elements
+};
+
+// One message: to (sends) or from (recvs) `peer`, a rank of the communicator.
+struct Xfer {
+  int peer = -1;
+  Range range;
+};
+
+enum class OpKind : std::uint8_t {
+  reduce,  // dst = src (op) dst  when src_is_left, else dst = dst (op) src
+  copy,    // dst = src
+};
+
+struct LocalOp {
+  OpKind kind = OpKind::copy;
+  Range src;
+  Range dst;  // dst.len == src.len
+  // For reductions: true when the values in src come from lower ranks than those in dst, so
+  // that non-commutative operations are applied in rank order. When false the executor may
+  // overwrite src (it computes into src and copies back) unless the op is commutative.
+  bool src_is_left = true;
+  // Index into the round's recvs after whose completion this op may run; -1: after all recvs.
+  int after_recv = -1;
+  // Set by finalize_plan(): dst overlaps a range sent in the same round, so the executor must
+  // complete the round's sends before running this op (MPI forbids touching a pending send).
+  bool after_sends = false;
+};
+
+struct Round {
+  std::vector<Xfer> recvs;
+  std::vector<Xfer> sends;
+  std::vector<LocalOp> ops;
+  int phase = 0;  // index into Plan::phases, for tracing and the ledger
+};
+
+struct Plan {
+  int rank = 0;
+  int size = 1;
+  std::size_t count = 0;      // elements of the user's vector (per rank for gathers)
+  std::size_t in_elems = 0;   // size the plan assumes for the `in` buffer
+  std::size_t out_elems = 0;  // size the plan assumes for the `out` buffer
+  std::size_t tmp_elems = 0;  // scratch the plan needs
+  // Allreduce-like plans work in `out` only: the executor copies `in` to `out` first (unless
+  // MPI_IN_PLACE). Plans that read `in` directly (gathers, reduce-scatter) set this false.
+  bool copy_in_to_out = true;
+  std::vector<std::string> phases;
+  std::vector<Round> rounds;
+
+  // Helpers used by plan builders.
+  Round &new_round(int phase);
+  int phase_index(const std::string &name);  // adds the phase name if new
+};
+
+// Convenience constructors used throughout the algorithm files.
+inline Range out_range(std::size_t off, std::size_t len) {
+  return Range{Buf::out, off, len};
+}
+inline Range tmp_range(std::size_t off, std::size_t len) {
+  return Range{Buf::tmp, off, len};
+}
+inline Range in_range(std::size_t off, std::size_t len) {
+  return Range{Buf::in, off, len};
+}
+
+// Helpers that append to a round; zero-length transfers and ops are dropped, consistently on
+// both sides, because both sides compute the same lengths.
+void add_send(Round &r, int peer, Range range);
+// Returns the index of the receive in r.recvs, or -1 when the range is empty.
+int add_recv(Round &r, int peer, Range range);
+void add_reduce(Round &r, Range src, Range dst, bool src_is_left, int after_recv = -1);
+void add_copy(Round &r, Range src, Range dst, int after_recv = -1);
+
+// The split of `count` elements into `parts` contiguous blocks whose sizes differ by at most one,
+// the larger ones first (MPI's and MPICH's convention for uneven reduce-scatter blocks).
+struct BlockSplit {
+  std::size_t count = 0;
+  std::size_t parts = 1;
+  std::size_t offset(std::size_t i) const;
+  std::size_t length(std::size_t i) const;
+};
+
+}  // namespace pcoll

@@ -1,0 +1,212 @@
+#include "reduce.hpp"
+
+#include <climits>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace pcoll {
+
+namespace {
+
+template <class T, class F>
+void loop(const void *s, void *d, std::size_t n, bool src_is_left, F f) {
+  const T *__restrict a = static_cast<const T *>(s);
+  T *__restrict b = static_cast<T *>(d);
+  if (src_is_left) {
+    for (std::size_t i = 0; i < n; ++i) b[i] = f(a[i], b[i]);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) b[i] = f(b[i], a[i]);
+  }
+}
+
+// Arithmetic in which signed overflow wraps (as two's complement) instead of being undefined.
+template <class T>
+T wrap_add(T x, T y) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(x) + static_cast<U>(y)));
+  } else {
+    return static_cast<T>(x + y);
+  }
+}
+template <class T>
+T wrap_mul(T x, T y) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    // Promote to unsigned int at least, so that unsigned short * unsigned short cannot overflow
+    // int.
+    using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
+    return static_cast<T>(
+        static_cast<U>(static_cast<W>(static_cast<U>(x)) * static_cast<W>(static_cast<U>(y))));
+  } else {
+    return static_cast<T>(x * y);
+  }
+}
+
+template <class T>
+KernelFn arith_kernel(MPI_Op op) {
+  if (op == MPI_SUM)
+    return [](const void *s, void *d, std::size_t n, bool l) {
+      loop<T>(s, d, n, l, [](T x, T y) { return wrap_add(x, y); });
+    };
+  if (op == MPI_PROD)
+    return [](const void *s, void *d, std::size_t n, bool l) {
+      loop<T>(s, d, n, l, [](T x, T y) { return wrap_mul(x, y); });
+    };
+  if (op == MPI_MAX)
+    return [](const void *s, void *d, std::size_t n, bool l) {
+      loop<T>(s, d, n, l, [](T x, T y) { return x > y ? x : y; });
+    };
+  if (op == MPI_MIN)
+    return [](const void *s, void *d, std::size_t n, bool l) {
+      loop<T>(s, d, n, l, [](T x, T y) { return x < y ? x : y; });
+    };
+  return nullptr;
+}
+
+template <class T>
+KernelFn logical_kernel(MPI_Op op) {
+  if (op == MPI_LAND)
+    return [](const void *s, void *d, std::size_t n, bool l) {
+      loop<T>(s, d, n, l, [](T x, T y) { return static_cast<T>((x != 0) && (y != 0)); });
+    };
+  if (op == MPI_LOR)
+    return [](const void *s, void *d, std::size_t n, bool l) {
+      loop<T>(s, d, n, l, [](T x, T y) { return static_cast<T>((x != 0) || (y != 0)); });
+    };
+  if (op == MPI_LXOR)
+    return [](const void *s, void *d, std::size_t n, bool l) {
+      loop<T>(s, d, n, l, [](T x, T y) { return static_cast<T>((x != 0) != (y != 0)); });
+    };
+  return nullptr;
+}
+
+template <class T>
+KernelFn bitwise_kernel(MPI_Op op) {
+  if (op == MPI_BAND)
+    return [](const void *s, void *d, std::size_t n, bool l) {
+      loop<T>(s, d, n, l, [](T x, T y) { return static_cast<T>(x & y); });
+    };
+  if (op == MPI_BOR)
+    return [](const void *s, void *d, std::size_t n, bool l) {
+      loop<T>(s, d, n, l, [](T x, T y) { return static_cast<T>(x | y); });
+    };
+  if (op == MPI_BXOR)
+    return [](const void *s, void *d, std::size_t n, bool l) {
+      loop<T>(s, d, n, l, [](T x, T y) { return static_cast<T>(x ^ y); });
+    };
+  return nullptr;
+}
+
+template <class T>
+KernelFn integer_kernel(MPI_Op op) {
+  if (KernelFn k = arith_kernel<T>(op)) return k;
+  if (KernelFn k = logical_kernel<T>(op)) return k;
+  return bitwise_kernel<T>(op);
+}
+
+}  // namespace
+
+KernelFn find_kernel(MPI_Datatype t, MPI_Op op) {
+  if (t == MPI_DATATYPE_NULL) return nullptr;
+  // Integer types (C integer and fixed-size groups of MPI 4.1 Sec. 6.9.2).
+  if (t == MPI_INT || t == MPI_INT32_T) return integer_kernel<std::int32_t>(op);
+  if (t == MPI_UNSIGNED || t == MPI_UINT32_T) return integer_kernel<std::uint32_t>(op);
+  if (t == MPI_LONG) return integer_kernel<long>(op);
+  if (t == MPI_UNSIGNED_LONG) return integer_kernel<unsigned long>(op);
+  if (t == MPI_LONG_LONG || t == MPI_LONG_LONG_INT || t == MPI_INT64_T)
+    return integer_kernel<std::int64_t>(op);
+  if (t == MPI_UNSIGNED_LONG_LONG || t == MPI_UINT64_T) return integer_kernel<std::uint64_t>(op);
+  if (t == MPI_SHORT || t == MPI_INT16_T) return integer_kernel<std::int16_t>(op);
+  if (t == MPI_UNSIGNED_SHORT || t == MPI_UINT16_T) return integer_kernel<std::uint16_t>(op);
+  if (t == MPI_SIGNED_CHAR || t == MPI_INT8_T) return integer_kernel<std::int8_t>(op);
+  if (t == MPI_UNSIGNED_CHAR || t == MPI_UINT8_T) return integer_kernel<std::uint8_t>(op);
+  if (t == MPI_AINT) return integer_kernel<MPI_Aint>(op);
+  if (t == MPI_OFFSET) return integer_kernel<MPI_Offset>(op);
+  // Floating point: arithmetic and min/max only.
+  if (t == MPI_DOUBLE) return arith_kernel<double>(op);
+  if (t == MPI_FLOAT) return arith_kernel<float>(op);
+  // Logical: C bool.
+  if (t == MPI_C_BOOL) return logical_kernel<bool>(op);
+  // Byte: bitwise only.
+  if (t == MPI_BYTE) return bitwise_kernel<unsigned char>(op);
+  return nullptr;
+}
+
+TypeInfo describe_type(MPI_Datatype dt) {
+  TypeInfo ti;
+  int size = 0;
+  MPI_Type_size(dt, &size);
+  MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
+  MPI_Type_get_extent(dt, &lb, &extent);
+  MPI_Type_get_true_extent(dt, &tlb, &textent);
+  ti.size = static_cast<std::size_t>(size);
+  ti.contiguous = size > 0 && lb == 0 && tlb == 0 && extent == size && textent == size;
+  // Walk MPI_Type_dup / MPI_Type_contiguous chains down to a predefined type.
+  MPI_Datatype cur = dt;
+  int factor = 1;
+  bool owned = false;  // `cur` is a derived handle returned by MPI_Type_get_contents
+  for (;;) {
+    int ni = 0, na = 0, nd = 0, combiner = 0;
+    MPI_Type_get_envelope(cur, &ni, &na, &nd, &combiner);
+    if (combiner == MPI_COMBINER_NAMED) {
+      ti.base = cur;
+      ti.base_per_elem = factor;
+      break;
+    }
+    if ((combiner != MPI_COMBINER_CONTIGUOUS && combiner != MPI_COMBINER_DUP) || nd != 1 ||
+        ni > 1 || na != 0) {
+      break;
+    }
+    int ints[1] = {1};
+    MPI_Datatype inner;
+    MPI_Type_get_contents(cur, ni, 0, 1, ints, nullptr, &inner);
+    if (combiner == MPI_COMBINER_CONTIGUOUS) factor *= ints[0];
+    if (owned) MPI_Type_free(&cur);
+    cur = inner;
+    int ni2 = 0, na2 = 0, nd2 = 0, comb2 = 0;
+    MPI_Type_get_envelope(cur, &ni2, &na2, &nd2, &comb2);
+    owned = comb2 != MPI_COMBINER_NAMED;
+  }
+  if (owned) MPI_Type_free(&cur);
+  return ti;
+}
+
+Reducer::Reducer(MPI_Datatype dt, MPI_Op op, const TypeInfo &ti)
+    : dt_(dt), op_(op), elem_bytes_(ti.size), base_per_elem_(ti.base_per_elem) {
+  int commute = 0;
+  MPI_Op_commutative(op, &commute);
+  // Predefined ops are all commutative and symmetric in their operands (MINLOC/MAXLOC break ties
+  // by the smaller index), so MPI_Reduce_local's orientation does not matter for them.
+  predefined_op_ = op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN ||
+                   op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR || op == MPI_BAND ||
+                   op == MPI_BOR || op == MPI_BXOR || op == MPI_MAXLOC || op == MPI_MINLOC;
+  if (ti.base != MPI_DATATYPE_NULL && predefined_op_) kernel_ = find_kernel(ti.base, op);
+}
+
+int Reducer::apply(const void *src, void *dst, std::size_t n, bool src_is_left) const {
+  if (n == 0) return MPI_SUCCESS;
+  if (kernel_) {
+    kernel_(src, dst, n * static_cast<std::size_t>(base_per_elem_), src_is_left);
+    return MPI_SUCCESS;
+  }
+  // MPI_Reduce_local takes an int count: go in chunks.
+  const std::size_t chunk = static_cast<std::size_t>(INT_MAX);
+  for (std::size_t done = 0; done < n; done += chunk) {
+    const int c = static_cast<int>(n - done < chunk ? n - done : chunk);
+    const char *s = static_cast<const char *>(src) + done * elem_bytes_;
+    char *d = static_cast<char *>(dst) + done * elem_bytes_;
+    int rc;
+    if (src_is_left || predefined_op_) {
+      rc = MPI_Reduce_local(s, d, c, dt_, op_);  // d = s (op) d
+    } else {
+      rc = MPI_Reduce_local(d, const_cast<char *>(s), c, dt_, op_);  // s = d (op) s
+      if (rc == MPI_SUCCESS) std::memcpy(d, s, static_cast<std::size_t>(c) * elem_bytes_);
+    }
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace pcoll

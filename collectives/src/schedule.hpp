@@ -1,0 +1,49 @@
+// Schedule: the plans of ALL ranks of one call, with every receive matched to its send and the
+// rounds put in an order in which they can complete. Built without MPI; the basis of the ledger
+// (ledger.hpp), of the symbolic verification (verify.hpp) and of `pcoll-info --plan`.
+//
+// Matching follows MPI's non-overtaking rule on one communicator and tag: the i-th message rank s
+// sends to rank d is received by the i-th receive rank d posts from s. Completion follows a
+// rendezvous model (the safest assumption): a round completes only when every peer it sends to
+// or receives from has started the matching round; a schedule in which no round can complete is
+// a deadlock and is reported as an error.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "plan.hpp"
+#include "registry.hpp"
+
+namespace pcoll {
+
+struct MsgLink {
+  int rank = -1;
+  int round = -1;
+  int index = -1;
+};
+
+struct Schedule {
+  std::vector<Plan> plans;  // plans[r] is rank r's plan
+  // recv_from[r][k][i]: the send matched with receive i of round k of rank r; send_to likewise.
+  std::vector<std::vector<std::vector<MsgLink>>> recv_from, send_to;
+  // (rank, round) pairs in an order in which they complete under the rendezvous model.
+  std::vector<std::pair<int, int>> order;
+  std::string error;  // empty when the plans pair up and cannot deadlock
+
+  int size() const { return static_cast<int>(plans.size()); }
+};
+
+// Builds rank req.rank's plan with the algorithm's builder, fills in the fields every plan of the
+// collective has (rank, size, buffer sizes) and finalizes it. The one way plans are made.
+Plan make_plan(const AlgorithmInfo &algo, const PlanRequest &req);
+// Builds every rank's plan for `req` (req.rank is ignored) with the algorithm's builder.
+std::vector<Plan> build_all(const AlgorithmInfo &algo, const PlanRequest &req);
+// Marks, in each round, the local operations that write to a range being sent in that round
+// (the executor waits for those sends first). Applied to every plan before it is used.
+void finalize_plan(Plan &plan);
+// Checks ranges against buffer sizes and hazards inside one plan; empty string when fine.
+std::string check_plan(const Plan &plan);
+Schedule make_schedule(std::vector<Plan> plans);
+
+}  // namespace pcoll

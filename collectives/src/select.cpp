@@ -1,0 +1,63 @@
+#include "select.hpp"
+
+#include <climits>
+#include <limits>
+
+namespace pcoll {
+
+std::string restriction_failure(const AlgorithmInfo &algo, const CallShape &s) {
+  if (algo.is_vendor()) return {};
+  if (s.intercomm) return "inter-communicators are served by the vendor MPI only";
+  if (!s.type.contiguous && s.count > 0)
+    return "the datatype is not contiguous (gaps or a non-zero lower bound)";
+  if (s.count * s.type.size > static_cast<std::size_t>(INT_MAX))
+    return "the message exceeds 2 GiB, the largest single transfer the executor posts";
+  if (algo.restrictions.needs_commutative && !s.commutative)
+    return std::string(algo.name) + " needs a commutative op and the op is not";
+  return {};
+}
+
+PlanRequest plan_request(const AlgorithmInfo &algo, const Config &cfg, int rank,
+                         const CallShape &shape) {
+  PlanRequest req;
+  req.rank = rank;
+  req.size = shape.size;
+  req.count = shape.count;
+  req.type_size = shape.type.size ? shape.type.size : 1;
+  for (const char *p : algo.params) req.params.emplace_back(p, cfg.integer(p));
+  return req;
+}
+
+CostParams cost_params(const Config &cfg) {
+  return CostParams{cfg.real("model_alpha"), cfg.real("model_beta"), cfg.real("model_gamma")};
+}
+
+const AlgorithmInfo *auto_choice(Collective coll, const Config &cfg, const CallShape &shape) {
+  const CostParams cost = cost_params(cfg);
+  const AlgorithmInfo *best = nullptr;
+  double best_t = std::numeric_limits<double>::infinity();
+  for (const AlgorithmInfo *a : algorithms_of(coll)) {
+    if (a->is_vendor() || a->model == nullptr || !restriction_failure(*a, shape).empty()) continue;
+    const double t = a->model(plan_request(*a, cfg, 0, shape), cost);
+    if (t < best_t) {  // ties keep the earlier entry of the table
+      best_t = t;
+      best = a;
+    }
+  }
+  return best ? best : find_algorithm(coll, "vendor");
+}
+
+Selection select_algorithm(const Config &cfg, const CallShape &shape) {
+  Selection sel;
+  const std::string &name = cfg.get(collective_name(shape.coll));
+  if (name == "auto") {
+    sel.algo = sel.requested = auto_choice(shape.coll, cfg, shape);
+    return sel;
+  }
+  sel.requested = find_algorithm(shape.coll, name);
+  sel.fallback_reason = restriction_failure(*sel.requested, shape);
+  sel.algo = sel.fallback_reason.empty() ? sel.requested : find_algorithm(shape.coll, "vendor");
+  return sel;
+}
+
+}  // namespace pcoll

@@ -1,0 +1,42 @@
+// Selection: which algorithm serves a call. Precedence: per-communicator override (C++ scoped
+// override / PCOLL_Config_push) > PCOLL_<COLLECTIVE> environment variable > built-in `auto`.
+// `auto` takes the algorithm with the lowest closed-form alpha-beta-gamma time among those whose
+// restrictions hold, with the model parameters PCOLL_MODEL_ALPHA/BETA/GAMMA. The choice depends
+// only on values every rank agrees on (P, count, datatype size and layout, op commutativity and
+// the configuration, which is checked for agreement), so all ranks choose alike.
+#pragma once
+
+#include <string>
+
+#include "config.hpp"
+#include "reduce.hpp"
+#include "registry.hpp"
+
+namespace pcoll {
+
+struct CallShape {
+  Collective coll;
+  int size = 1;
+  std::size_t count = 0;
+  TypeInfo type;
+  bool commutative = true;
+  bool intercomm = false;
+};
+
+struct Selection {
+  const AlgorithmInfo *algo = nullptr;  // never null on success
+  const AlgorithmInfo *requested = nullptr;
+  std::string fallback_reason;  // why `requested` could not serve the call, if it could not
+};
+
+// Why `algo` cannot serve `shape` (empty when it can).
+std::string restriction_failure(const AlgorithmInfo &algo, const CallShape &shape);
+// The PlanRequest for `algo` with its declared parameters resolved from `cfg`.
+PlanRequest plan_request(const AlgorithmInfo &algo, const Config &cfg, int rank,
+                         const CallShape &shape);
+CostParams cost_params(const Config &cfg);
+// The `auto` choice (never vendor unless nothing else can serve the call).
+const AlgorithmInfo *auto_choice(Collective coll, const Config &cfg, const CallShape &shape);
+Selection select_algorithm(const Config &cfg, const CallShape &shape);
+
+}  // namespace pcoll

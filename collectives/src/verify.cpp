@@ -1,0 +1,202 @@
+#include "verify.hpp"
+
+#include <cstdint>
+#include <map>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+namespace pcoll {
+
+namespace {
+
+std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// The symbolic value of one element.
+struct Sym {
+  std::vector<std::uint64_t> mask;  // contributing ranks
+  std::uint64_t expr = 0;           // hash of the expression tree, operand order included
+  int lo = -1, hi = -1;             // smallest and largest contributing rank
+  bool ordered = true;              // every combination joined adjacent rank intervals in order
+  bool garbage = true;              // uninitialised (or clobbered) memory
+
+  bool operator==(const Sym &o) const {
+    return garbage == o.garbage && expr == o.expr && mask == o.mask && lo == o.lo && hi == o.hi &&
+           ordered == o.ordered;
+  }
+};
+
+Sym leaf(int rank, int P) {
+  Sym s;
+  s.mask.assign(static_cast<std::size_t>((P + 63) / 64), 0);
+  s.mask[static_cast<std::size_t>(rank / 64)] |= 1ULL << (rank % 64);
+  s.expr = mix(static_cast<std::uint64_t>(rank) + 1);
+  s.lo = s.hi = rank;
+  s.garbage = false;
+  return s;
+}
+
+using Runs = std::vector<std::pair<std::size_t, Sym>>;  // (length, value)
+
+// A buffer as runs of equal values: key = first element of a run, which extends to the next key.
+class RunBuf {
+ public:
+  RunBuf() = default;
+  RunBuf(std::size_t n, const Sym &v) : size_(n) {
+    if (n) runs_[0] = v;
+  }
+  Runs read(std::size_t off, std::size_t len) {
+    Runs out;
+    if (len == 0) return out;
+    split(off);
+    split(off + len);
+    for (auto it = runs_.find(off); it != runs_.end() && it->first < off + len; ++it) {
+      auto nx = std::next(it);
+      const std::size_t end = nx == runs_.end() ? size_ : nx->first;
+      out.emplace_back(end - it->first, it->second);
+    }
+    return out;
+  }
+  void write(std::size_t off, const Runs &v) {
+    std::size_t len = 0;
+    for (const auto &r : v) len += r.first;
+    if (len == 0) return;
+    split(off);
+    split(off + len);
+    runs_.erase(runs_.lower_bound(off), runs_.lower_bound(off + len));
+    std::size_t pos = off;
+    for (const auto &r : v) {
+      runs_[pos] = r.second;
+      pos += r.first;
+    }
+  }
+
+ private:
+  void split(std::size_t pos) {
+    if (pos >= size_ || runs_.count(pos)) return;
+    auto it = std::prev(runs_.upper_bound(pos));
+    runs_[pos] = it->second;
+  }
+  std::size_t size_ = 0;
+  std::map<std::size_t, Sym> runs_;
+};
+
+// Calls f(len, a, b) over the aligned pieces of two run lists of equal total length.
+template <class F>
+void zip(const Runs &a, const Runs &b, F f) {
+  std::size_t i = 0, j = 0, ua = 0, ub = 0;  // used part of the current runs
+  while (i < a.size() && j < b.size()) {
+    const std::size_t n = std::min(a[i].first - ua, b[j].first - ub);
+    f(n, a[i].second, b[j].second);
+    ua += n;
+    ub += n;
+    if (ua == a[i].first) ++i, ua = 0;
+    if (ub == b[j].first) ++j, ub = 0;
+  }
+}
+
+struct State {
+  RunBuf in, out, tmp;
+  RunBuf &buf(Buf b) { return b == Buf::in ? in : (b == Buf::out ? out : tmp); }
+};
+
+}  // namespace
+
+std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
+  if (!s.error.empty()) return s.error;
+  const int P = s.size();
+  Sym garbage;
+  garbage.mask.assign(static_cast<std::size_t>((P + 63) / 64), 0);
+  std::vector<State> st(static_cast<std::size_t>(P));
+  for (int r = 0; r < P; ++r) {
+    const Plan &p = s.plans[r];
+    const bool copy = p.copy_in_to_out;
+    st[r].in = RunBuf(p.in_elems, copy ? garbage : leaf(r, P));
+    st[r].out = RunBuf(p.out_elems, copy ? leaf(r, P) : garbage);
+    st[r].tmp = RunBuf(p.tmp_elems, garbage);
+  }
+  std::vector<int> done(static_cast<std::size_t>(P), 0);  // rounds processed per rank
+  std::map<std::tuple<int, int, int>, Runs> sent;         // snapshots of processed sends
+  std::string err;
+  auto fail = [&](int r, int k, const std::string &what) {
+    if (err.empty()) {
+      std::ostringstream os;
+      os << "rank " << r << " round " << k << ": " << what;
+      err = os.str();
+    }
+  };
+  for (const auto &[r, k] : s.order) {
+    const Round &rd = s.plans[r].rounds[k];
+    for (std::size_t i = 0; i < rd.sends.size(); ++i)
+      sent[{r, k, int(i)}] =
+          st[r].buf(rd.sends[i].range.buf).read(rd.sends[i].range.off, rd.sends[i].range.len);
+    for (std::size_t i = 0; i < rd.recvs.size(); ++i) {
+      const MsgLink &l = s.recv_from[r][k][i];
+      const Range &sr = s.plans[l.rank].rounds[l.round].sends[l.index].range;
+      Runs payload = done[l.rank] > l.round ? sent[{l.rank, l.round, l.index}]
+                                            : st[l.rank].buf(sr.buf).read(sr.off, sr.len);
+      st[r].buf(rd.recvs[i].range.buf).write(rd.recvs[i].range.off, payload);
+    }
+    for (const auto &op : rd.ops) {
+      Runs src = st[r].buf(op.src.buf).read(op.src.off, op.src.len);
+      if (op.kind == OpKind::copy) {
+        st[r].buf(op.dst.buf).write(op.dst.off, src);
+        continue;
+      }
+      Runs dst = st[r].buf(op.dst.buf).read(op.dst.off, op.dst.len), res;
+      zip(src, dst, [&](std::size_t n, const Sym &a, const Sym &b) {
+        const Sym &L = op.src_is_left ? a : b;
+        const Sym &R = op.src_is_left ? b : a;
+        if (L.garbage || R.garbage) fail(r, k, "reduction reads uninitialised memory");
+        Sym c = L;
+        bool twice = false;
+        for (std::size_t w = 0; w < c.mask.size(); ++w) {
+          twice = twice || (c.mask[w] & R.mask[w]);
+          c.mask[w] |= R.mask[w];
+        }
+        if (twice) fail(r, k, "a rank's contribution is reduced twice");
+        c.expr = mix(L.expr * 0x100000001b3ULL ^ mix(R.expr + 0x632be59bd9b4e019ULL));
+        c.ordered = L.ordered && R.ordered && L.hi + 1 == R.lo;
+        c.lo = std::min(L.lo, R.lo);
+        c.hi = std::max(L.hi, R.hi);
+        c.garbage = L.garbage || R.garbage;
+        res.emplace_back(n, std::move(c));
+      });
+      st[r].buf(op.dst.buf).write(op.dst.off, res);
+      // The executor may compute dst (op) src into src and copy it back: src is clobbered.
+      if (!op.src_is_left && op.src.buf != op.dst.buf)
+        st[r].buf(op.src.buf).write(op.src.off, Runs{{op.src.len, garbage}});
+    }
+    ++done[r];
+    if (!err.empty()) return err;
+  }
+  // Final check.
+  Runs reference;
+  for (int r = 0; r < P; ++r) {
+    Runs got = st[r].out.read(0, opt.count);
+    zip(got, got, [&](std::size_t, const Sym &v, const Sym &) {
+      if (v.garbage) return fail(r, -1, "output element never written");
+      for (int q = 0; q < P; ++q)
+        if (!((v.mask[q / 64] >> (q % 64)) & 1ULL))
+          return fail(r, -1, "output lacks the contribution of rank " + std::to_string(q));
+      if (opt.require_order && !v.ordered) fail(r, -1, "contributions not combined in rank order");
+    });
+    if (!err.empty()) return err;
+    if (r == 0) {
+      reference = got;
+    } else {
+      zip(got, reference, [&](std::size_t, const Sym &a, const Sym &b) {
+        if (a.expr != b.expr) fail(r, -1, "result differs from rank 0's (not bit-identical)");
+      });
+      if (!err.empty()) return err;
+    }
+  }
+  return {};
+}
+
+}  // namespace pcoll

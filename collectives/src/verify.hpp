@@ -1,0 +1,34 @@
+// Symbolic execution of a Schedule: instead of numbers, every element carries WHICH ranks'
+// contributions it holds, whether they were combined in rank order, and a hash of the exact
+// expression tree (operands and their order). Running all ranks' plans this way proves, without
+// MPI and for any P <= 64 and any count:
+//   - every output element of every rank is the reduction of all P inputs, each exactly once;
+//   - for algorithms that claim order preservation, the inputs were combined in rank order;
+//   - every rank evaluated the same expression in the same operand order, i.e. all ranks get
+//     bit-identical results whatever the datatype and op;
+//   - no uninitialised scratch memory reaches a result.
+// Buffers are stored as runs of equal values, so counts of 10^5 and more cost no more than small
+// counts.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "schedule.hpp"
+
+namespace pcoll {
+
+enum class Expect {
+  allreduce,  // out[i] on every rank = reduction over all ranks of in[i]
+};
+
+struct VerifyOptions {
+  Expect expect = Expect::allreduce;
+  std::size_t count = 0;      // elements of the vector
+  bool require_order = true;  // check rank order (for algorithms without needs_commutative)
+};
+
+// Empty string when the schedule is correct, else a description of the first problem found.
+std::string verify_schedule(const Schedule &s, const VerifyOptions &opt);
+
+}  // namespace pcoll

@@ -1,0 +1,273 @@
+// pcoll-info: what pcoll can do and what it would do. Needs no mpirun (it makes no MPI call).
+//
+//   pcoll-info                               collectives, algorithms, parameters, current values
+//   pcoll-info --params-markdown             the parameter table as markdown (for README.md)
+//   pcoll-info --plan allreduce ALGO --ranks P --count N [--type double|float|int|...|BYTES]
+//              [--set name=value ...] [--alpha s] [--beta s/B] [--gamma s/B]
+//              [--ranks-per-node n] [--show-rank r]
+//                                            ledger of the plan, verified symbolically
+//   pcoll-info --select allreduce --ranks P --count N [--type T] [--set ...]
+//                                            what `auto` would choose and every model time
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "ledger.hpp"
+#include "registry.hpp"
+#include "schedule.hpp"
+#include "select.hpp"
+#include "verify.hpp"
+
+using namespace pcoll;
+
+namespace {
+
+const char *kUsage =
+    "usage: pcoll-info [--params-markdown]\n"
+    "       pcoll-info --plan COLLECTIVE ALGORITHM --ranks P --count N [--type T]\n"
+    "                  [--set NAME=VALUE]... [--alpha S] [--beta S_PER_BYTE] [--gamma S_PER_BYTE]\n"
+    "                  [--ranks-per-node N] [--show-rank R]\n"
+    "       pcoll-info --select COLLECTIVE --ranks P --count N [--type T] [--set NAME=VALUE]...\n"
+    "T: double float int long char or a size in bytes (default double).\n";
+
+[[noreturn]] void die(const std::string &msg) {
+  std::cerr << "pcoll-info: " << msg << "\n" << kUsage;
+  std::exit(2);
+}
+
+std::size_t type_size(const std::string &t) {
+  if (t == "double" || t == "long" || t == "int64") return 8;
+  if (t == "float" || t == "int" || t == "int32") return 4;
+  if (t == "short") return 2;
+  if (t == "char" || t == "byte") return 1;
+  char *end = nullptr;
+  const long v = std::strtol(t.c_str(), &end, 10);
+  if (*end != '\0' || v <= 0) die("unknown --type '" + t + "'");
+  return static_cast<std::size_t>(v);
+}
+
+Collective parse_collective(const std::string &s) {
+  for (Collective c : all_collectives())
+    if (s == collective_name(c)) return c;
+  std::string known;
+  for (Collective c : all_collectives())
+    known += std::string(known.empty() ? "" : "|") + collective_name(c);
+  die("unknown collective '" + s + "'; known: " + known);
+}
+
+std::string human_bytes(double b) {
+  const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) b /= 1024, ++u;
+  std::ostringstream os;
+  os.precision(b < 10 ? 3 : 4);
+  os << b << " " << unit[u];
+  return os.str();
+}
+
+void list_everything(const Config &cfg) {
+  std::cout << "pcoll "
+            << "0.1.0"
+            << "\n\n";
+  for (Collective c : all_collectives()) {
+    std::cout << "collective " << collective_name(c) << " (PCOLL_" << collective_name(c)
+              << " upper-cased selects)\n";
+    for (const AlgorithmInfo *a : algorithms_of(c)) {
+      std::cout << "  " << a->name << "\n      " << a->description
+                << "\n      source: " << a->source << "\n";
+      if (a->restrictions.needs_commutative) std::cout << "      restriction: commutative op\n";
+      if (!a->params.empty()) {
+        std::cout << "      parameters:";
+        for (const char *p : a->params) std::cout << " " << p;
+        std::cout << "\n";
+      }
+    }
+  }
+  std::cout << "\nparameters (environment variable = current value [source]; default; allowed)\n";
+  const auto &t = param_table();
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    std::cout << "  " << env_name(t[i]) << " = " << cfg.values[i] << " ["
+              << source_name(cfg.sources[i]) << "]\n      " << t[i].description
+              << "\n      default " << t[i].default_value << "; allowed " << allowed_values(t[i])
+              << "\n";
+  }
+  const std::string err = cfg.first_error();
+  if (!err.empty()) std::cout << "\nconfiguration error: " << err << "\n";
+}
+
+void params_markdown() {
+  std::cout << "| variable | default | allowed | meaning |\n|---|---|---|---|\n";
+  for (const auto &p : param_table()) {
+    std::string allowed;
+    for (char ch : allowed_values(p))
+      allowed += ch == '|' ? std::string("\\|") : std::string(1, ch);
+    std::cout << "| `" << env_name(p) << "` | `" << p.default_value << "` | " << allowed << " | "
+              << p.description << " |\n";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  Config cfg = load_config();
+  std::string mode, coll_name, algo_name, type = "double";
+  int ranks = 0, rpn = 0, show_rank = -1;
+  long long count = -1;
+  std::vector<std::pair<int, std::string>> sets;
+  bool alpha_set = false, beta_set = false, gamma_set = false;
+  double alpha = 0, beta = 0, gamma = 0;
+  auto need = [&](std::size_t &i) -> const std::string & {
+    if (i + 1 >= args.size()) die(args[i] + " needs a value");
+    return args[++i];
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    if (a == "-h" || a == "--help") {
+      std::cout << kUsage;
+      return 0;
+    } else if (a == "--params-markdown") {
+      params_markdown();
+      return 0;
+    } else if (a == "--plan") {
+      mode = "plan";
+      coll_name = need(i);
+      algo_name = need(i);
+    } else if (a == "--select") {
+      mode = "select";
+      coll_name = need(i);
+    } else if (a == "--ranks") {
+      ranks = std::atoi(need(i).c_str());
+    } else if (a == "--count") {
+      count = std::atoll(need(i).c_str());
+    } else if (a == "--type") {
+      type = need(i);
+    } else if (a == "--ranks-per-node") {
+      rpn = std::atoi(need(i).c_str());
+    } else if (a == "--show-rank") {
+      show_rank = std::atoi(need(i).c_str());
+    } else if (a == "--alpha") {
+      alpha = std::atof(need(i).c_str()), alpha_set = true;
+    } else if (a == "--beta") {
+      beta = std::atof(need(i).c_str()), beta_set = true;
+    } else if (a == "--gamma") {
+      gamma = std::atof(need(i).c_str()), gamma_set = true;
+    } else if (a == "--set") {
+      const std::string &kv = need(i);
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos) die("--set takes NAME=VALUE");
+      const int idx = param_index(kv.substr(0, eq));
+      if (idx < 0) die("unknown parameter '" + kv.substr(0, eq) + "'");
+      const std::string e = validate_param(param_table()[idx], kv.substr(eq + 1));
+      if (!e.empty()) die(e);
+      sets.emplace_back(idx, kv.substr(eq + 1));
+    } else {
+      die("unknown argument '" + a + "'");
+    }
+  }
+  cfg = with_overrides(cfg, sets);
+  if (mode.empty()) {
+    list_everything(cfg);
+    return 0;
+  }
+  if (const std::string e = cfg.first_error(); !e.empty()) die(e);
+  if (ranks < 1) die("--ranks P (P >= 1) is required");
+  if (count < 0) die("--count N (N >= 0) is required");
+  const Collective coll = parse_collective(coll_name);
+  CallShape shape{coll, ranks, static_cast<std::size_t>(count), {}, true, false};
+  shape.type.size = type_size(type);
+  shape.type.contiguous = true;
+  CostParams cost = cost_params(cfg);
+  if (alpha_set) cost.alpha = alpha;
+  if (beta_set) cost.beta = beta;
+  if (gamma_set) cost.gamma = gamma;
+  const double bytes = double(shape.count * shape.type.size);
+
+  if (mode == "select") {
+    const AlgorithmInfo *best = auto_choice(coll, cfg, shape);
+    std::printf("%s, P=%d, %lld x %zu B = %s; model alpha=%g s beta=%g s/B gamma=%g s/B\n",
+                collective_name(coll), ranks, count, shape.type.size, human_bytes(bytes).c_str(),
+                cost.alpha, cost.beta, cost.gamma);
+    for (const AlgorithmInfo *a : algorithms_of(coll)) {
+      if (a->is_vendor() || !a->model) continue;
+      const double t = a->model(plan_request(*a, cfg, 0, shape), cost);
+      std::printf("  %-20s %12.3f us%s\n", a->name, t * 1e6, a == best ? "   <- auto" : "");
+    }
+    return 0;
+  }
+
+  const AlgorithmInfo *algo = find_algorithm(coll, algo_name);
+  if (!algo) {
+    std::string known;
+    for (const auto *a : algorithms_of(coll))
+      known += std::string(known.empty() ? "" : "|") + a->name;
+    die("unknown algorithm '" + algo_name + "' for " + coll_name + "; known: " + known);
+  }
+  if (algo->is_vendor()) die("vendor has no plan: it calls the MPI library");
+  const PlanRequest req = plan_request(*algo, cfg, 0, shape);
+  const Schedule s = make_schedule(build_all(*algo, req));
+  if (!s.error.empty()) {
+    std::cerr << "pcoll-info: the plan is broken: " << s.error << "\n";
+    return 1;
+  }
+  const Ledger L = compute_ledger(s, shape.type.size, cost, rpn);
+  std::string verdict = "not run (P > 64 or count > 10^6: shape only)";
+  if (ranks <= 64 && count <= 1000000) {
+    VerifyOptions vo;
+    vo.count = shape.count;
+    vo.require_order = !algo->restrictions.needs_commutative;
+    const std::string e = verify_schedule(s, vo);
+    verdict = e.empty() ? "correct: every element reduced exactly once from all ranks, all ranks "
+                          "bit-identical" +
+                              std::string(vo.require_order ? ", rank order kept" : "")
+                        : "WRONG: " + e;
+  }
+  std::printf("plan %s/%s  P=%d  count=%lld x %zu B = %s\n", collective_name(coll), algo->name,
+              ranks, count, shape.type.size, human_bytes(bytes).c_str());
+  for (const auto &p : req.params)
+    std::printf("  parameter %s = %lld\n", p.first.c_str(), p.second);
+  std::printf("  verification           %s\n", verdict.c_str());
+  std::printf("  rounds (critical path) %.0f\n", L.rounds);
+  std::printf("  messages (crit. path)  %.0f\n", L.messages);
+  std::printf("  bytes sent per rank    max %s, mean %s\n",
+              human_bytes(double(L.max_bytes_sent)).c_str(),
+              human_bytes(L.mean_bytes_sent).c_str());
+  std::printf("  busiest rank           %d: %s sent+received\n", L.busiest_rank,
+              human_bytes(double(L.busiest_bytes)).c_str());
+  std::printf("  temporary bytes        max %s per rank\n",
+              human_bytes(double(L.max_temp_bytes)).c_str());
+  std::printf("  messages in total      %zu", L.total_messages);
+  if (rpn > 0)
+    std::printf(" (intra-node %zu = %s, inter-node %zu = %s; %d ranks per node)", L.intra_messages,
+                human_bytes(double(L.intra_bytes)).c_str(), L.inter_messages,
+                human_bytes(double(L.inter_bytes)).c_str(), rpn);
+  std::printf("\n  model time             %.3f us (alpha=%g s, beta=%g s/B, gamma=%g s/B)\n",
+              L.model_time * 1e6, cost.alpha, cost.beta, cost.gamma);
+  if (algo->model) std::printf("  closed form            %.3f us\n", algo->model(req, cost) * 1e6);
+  if (show_rank >= 0 && show_rank < ranks) {
+    const Plan &p = s.plans[show_rank];
+    std::printf("rank %d: %zu rounds, tmp %zu elements\n", show_rank, p.rounds.size(), p.tmp_elems);
+    for (std::size_t k = 0; k < p.rounds.size(); ++k) {
+      const Round &r = p.rounds[k];
+      std::printf("  round %zu [%s]", k, p.phases[r.phase].c_str());
+      for (const auto &x : r.sends)
+        std::printf(" send %s[%zu+%zu]->%d", buf_name(x.range.buf), x.range.off, x.range.len,
+                    x.peer);
+      for (const auto &x : r.recvs)
+        std::printf(" recv %s[%zu+%zu]<-%d", buf_name(x.range.buf), x.range.off, x.range.len,
+                    x.peer);
+      for (const auto &o : r.ops)
+        std::printf(" %s %s[%zu+%zu]%s%s[%zu]", o.kind == OpKind::copy ? "copy" : "reduce",
+                    buf_name(o.src.buf), o.src.off, o.src.len,
+                    o.kind == OpKind::copy ? "->" : (o.src_is_left ? "(op)" : "(op)rhs->"),
+                    buf_name(o.dst.buf), o.dst.off);
+      std::printf("\n");
+    }
+  }
+  return verdict.rfind("WRONG", 0) == 0 ? 1 : 0;
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the dependencies (idempotent, fast when present), configures and builds pcoll.
+#   scripts/build.sh [BUILD_DIR]       (default: build; CMAKE_BUILD_TYPE defaults to Release)
+set -euo pipefail
+here="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)"
+# shellcheck source=lib/common.sh
+source "${here}/lib/common.sh"
+root="$(pcoll_repo_root)"
+build="${1:-${root}/build}"
+
+"${here}/setup-deps.sh"
+pcoll_msg "configuring ${build}"
+cmake -S "${root}" -B "${build}" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" >"${build}.configure.log" 2>&1 ||
+    { cat "${build}.configure.log" >&2; pcoll_die "cmake configure failed"; }
+pcoll_msg "building (log: ${build}.build.log)"
+cmake --build "${build}" -j "$(pcoll_jobs)" >"${build}.build.log" 2>&1 ||
+    { tail -n 60 "${build}.build.log" >&2; pcoll_die "build failed"; }
+pcoll_msg "built in ${build}"

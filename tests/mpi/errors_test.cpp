@@ -1,0 +1,129 @@
+// Bad input gets a clear error (an MPI error code through the communicator's error handler and
+// a message naming the variable, value and allowed values) and nothing else breaks.
+#include <mpi.h>
+#include <pcoll/pcoll.h>
+#include <pcoll/pcoll.hpp>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+
+namespace {
+
+int g_handler_calls = 0;
+void counting_handler(MPI_Comm *, int *, ...) {
+  ++g_handler_calls;
+}
+
+// A fresh communicator whose errors return (and are counted) instead of aborting.
+MPI_Comm fresh_comm() {
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  MPI_Errhandler eh;
+  MPI_Comm_create_errhandler(counting_handler, &eh);
+  MPI_Comm_set_errhandler(c, eh);
+  MPI_Errhandler_free(&eh);
+  return c;
+}
+
+int error_class(int code) {
+  int cls = code;
+  MPI_Error_class(code, &cls);
+  return cls;
+}
+
+}  // namespace
+
+TEST_CASE("bad override names and values are rejected", "[errors]") {
+  MPI_Comm c = fresh_comm();
+  g_handler_calls = 0;
+  CHECK(error_class(PCOLL_Config_push(c, "allreduce", "rng")) == MPI_ERR_ARG);
+  CHECK(error_class(PCOLL_Config_push(c, "no_such_parameter", "1")) == MPI_ERR_ARG);
+  CHECK(error_class(PCOLL_Config_push(c, "tree_arity", "1")) == MPI_ERR_ARG);
+  CHECK(error_class(PCOLL_Config_push(c, "ring_segment", "-5")) == MPI_ERR_ARG);
+  CHECK(error_class(PCOLL_Config_pop(c)) != MPI_SUCCESS);  // nothing was pushed
+  CHECK(g_handler_calls == 5);  // every error went through the communicator's handler
+  CHECK_THROWS_AS(pcoll::ScopedConfig(c, "allreduce", "nope"), std::invalid_argument);
+  // The communicator still works afterwards.
+  double x = 1, y = 0;
+  CHECK(PCOLL_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, c) == MPI_SUCCESS);
+  int P = 1;
+  MPI_Comm_size(c, &P);
+  CHECK(y == P);
+  MPI_Comm_free(&c);
+}
+
+TEST_CASE("bad arguments give MPI error classes", "[errors]") {
+  MPI_Comm c = fresh_comm();
+  double x = 1, y = 0;
+  CHECK(error_class(PCOLL_Allreduce(&x, &y, -1, MPI_DOUBLE, MPI_SUM, c)) == MPI_ERR_COUNT);
+  CHECK(error_class(PCOLL_Allreduce(&x, &y, 1, MPI_DATATYPE_NULL, MPI_SUM, c)) == MPI_ERR_TYPE);
+  CHECK(error_class(PCOLL_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_OP_NULL, c)) == MPI_ERR_OP);
+  CHECK(error_class(PCOLL_Allreduce(&x, &x, 1, MPI_DOUBLE, MPI_SUM, c)) == MPI_ERR_BUFFER);
+  MPI_Comm_free(&c);
+}
+
+TEST_CASE("an invalid PCOLL_ variable fails every call on the communicator", "[errors]") {
+  setenv("PCOLL_ALLREDUCE", "ringg", 1);
+  MPI_Comm c = fresh_comm();
+  double x = 1, y = 0;
+  CHECK(error_class(PCOLL_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, c)) == MPI_ERR_ARG);
+  CHECK(error_class(PCOLL_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, c)) == MPI_ERR_ARG);
+  unsetenv("PCOLL_ALLREDUCE");
+  MPI_Comm_free(&c);
+  MPI_Comm ok = fresh_comm();  // the environment is read when a communicator is first used
+  CHECK(PCOLL_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, ok) == MPI_SUCCESS);
+  MPI_Comm_free(&ok);
+}
+
+TEST_CASE("ranks that disagree on the configuration get an error, not a hang", "[errors]") {
+  int rank = 0, P = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  if (P == 1) return;
+  setenv("PCOLL_TREE_ARITY", rank == 0 ? "2" : "3", 1);
+  MPI_Comm c = fresh_comm();
+  double x = 1, y = 0;
+  CHECK(error_class(PCOLL_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, c)) == MPI_ERR_ARG);
+  unsetenv("PCOLL_TREE_ARITY");
+  MPI_Comm_free(&c);
+}
+
+TEST_CASE("restrictions fall back to vendor, or fail with PCOLL_FALLBACK=error", "[errors]") {
+  MPI_Comm c = fresh_comm();
+  int P = 1, rank = 0;
+  MPI_Comm_size(c, &P);
+  MPI_Comm_rank(c, &rank);
+  // A non-contiguous datatype: an int followed by a 4-byte gap (extent 8). Open MPI only takes
+  // user ops on derived types, so the sum is a user op that knows the stride.
+  MPI_Datatype strided;
+  MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &strided);
+  MPI_Type_commit(&strided);
+  MPI_Op strided_sum;
+  MPI_Op_create(
+      [](void *a, void *b, int *len, MPI_Datatype *) {
+        for (int i = 0; i < *len; ++i) static_cast<int *>(b)[2 * i] += static_cast<int *>(a)[2 * i];
+      },
+      1, &strided_sum);
+  std::vector<int> in(8), out(8, 0);
+  for (int i = 0; i < 8; ++i) in[i] = i + rank;
+  {
+    pcoll::ScopedConfig use(c, "allreduce", "rabenseifner");
+    CHECK(PCOLL_Allreduce(in.data(), out.data(), 4, strided, strided_sum, c) == MPI_SUCCESS);
+    const char *used = "";
+    PCOLL_Get_last_algorithm(c, &used);
+    CHECK(std::string(used) == "vendor");
+    for (int i = 0; i < 8; i += 2) CHECK(out[i] == P * i + P * (P - 1) / 2);
+    pcoll::ScopedConfig strict(c, "fallback", "error");
+    g_handler_calls = 0;
+    CHECK(error_class(PCOLL_Allreduce(in.data(), out.data(), 4, strided, strided_sum, c)) ==
+          MPI_ERR_ARG);
+    CHECK(g_handler_calls == 1);
+  }
+  MPI_Op_free(&strided_sum);
+  MPI_Type_free(&strided);
+  MPI_Comm_free(&c);
+}

@@ -1,0 +1,92 @@
+// The ledger computed from the plans must reproduce the closed forms of seed article 000 for the
+// textbook cases (P a power of two, count a multiple of P), and the closed form each algorithm
+// file declares must agree with its own plan there.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "ledger.hpp"
+#include "registry.hpp"
+#include "schedule.hpp"
+#include "select.hpp"
+
+using namespace pcoll;
+
+namespace {
+
+Ledger ledger_of(const std::string &name, int P, std::size_t count, const CostParams &c) {
+  const AlgorithmInfo *a = find_algorithm(Collective::allreduce, name);
+  CallShape shape{Collective::allreduce, P, count, {}, true, false};
+  shape.type.size = 8;
+  shape.type.contiguous = true;
+  const Config cfg = load_config();
+  const Schedule s = make_schedule(build_all(*a, plan_request(*a, cfg, 0, shape)));
+  REQUIRE(s.error.empty());
+  return compute_ledger(s, 8, c);
+}
+
+double model_of(const std::string &name, int P, std::size_t count, const CostParams &c) {
+  const AlgorithmInfo *a = find_algorithm(Collective::allreduce, name);
+  CallShape shape{Collective::allreduce, P, count, {}, true, false};
+  shape.type.size = 8;
+  shape.type.contiguous = true;
+  return a->model(plan_request(*a, load_config(), 0, shape), c);
+}
+
+}  // namespace
+
+TEST_CASE("ledger matches the seed article's closed forms", "[ledger]") {
+  const CostParams c{3e-6, 1e-9, 5e-10};
+  for (int P : {2, 4, 8, 16, 32, 64}) {
+    const std::size_t count = 1024;  // multiple of every P here
+    const double M = 8.0 * count, lg = std::log2(P), a = c.alpha, b = c.beta, g = c.gamma;
+    INFO("P=" << P);
+    // T_doubling = log2 P (alpha + beta M) (+ gamma M per step)
+    CHECK(ledger_of("recursive_doubling", P, count, c).model_time ==
+          Approx(lg * (a + b * M + g * M)));
+    // T_ring = 2(P-1) alpha + 2 (P-1)/P beta M (+ (P-1)/P gamma M)
+    CHECK(ledger_of("ring", P, count, c).model_time ==
+          Approx(2 * (P - 1) * a + 2.0 * (P - 1) / P * b * M + double(P - 1) / P * g * M));
+    // T_halving/doubling = 2 log2 P alpha + 2 (P-1)/P beta M
+    CHECK(ledger_of("rabenseifner", P, count, c).model_time ==
+          Approx(2 * lg * a + 2.0 * (P - 1) / P * b * M + double(P - 1) / P * g * M));
+    // T_naive = 2(P-1)(alpha + beta M)
+    CHECK(ledger_of("naive", P, count, c).model_time ==
+          Approx(2 * (P - 1) * (a + b * M) + (P - 1) * g * M));
+    // Rounds and bytes ledgers.
+    const Ledger ring = ledger_of("ring", P, count, c);
+    CHECK(ring.rounds == Approx(2 * (P - 1)));
+    CHECK(ring.max_bytes_sent == std::size_t(2 * (P - 1) * M / P));
+    const Ledger rd = ledger_of("recursive_doubling", P, count, c);
+    CHECK(rd.rounds == Approx(lg));
+    CHECK(rd.max_bytes_sent == std::size_t(lg * M));
+    const Ledger naive = ledger_of("naive", P, count, c);
+    CHECK(naive.busiest_rank == 0);
+    CHECK(naive.busiest_bytes == std::size_t(2 * (P - 1) * M));  // the hot root
+  }
+}
+
+TEST_CASE("binary tree above the flat threshold: 2 log2 P (alpha + beta M)", "[ledger]") {
+  const CostParams c{3e-6, 1e-9, 0};
+  for (int P : {16, 32, 64}) {
+    const double M = 8.0 * 512;
+    CHECK(ledger_of("tree", P, 512, c).model_time ==
+          Approx(2 * std::log2(P) * (c.alpha + c.beta * M)));
+  }
+  // Below the threshold the tree is one flat group: the root receives P-1 vectors.
+  CHECK(ledger_of("tree", 8, 512, c).model_time == Approx(2 * 7 * (c.alpha + c.beta * 8 * 512)));
+}
+
+TEST_CASE("each algorithm's declared closed form agrees with its plan", "[ledger]") {
+  const CostParams c{2e-6, 3e-10, 1e-10};
+  for (const AlgorithmInfo *a : algorithms_of(Collective::allreduce)) {
+    if (a->is_vendor()) continue;
+    for (int P : {1, 2, 4, 8, 16, 32, 64}) {
+      for (std::size_t count : {64, 4096, 65536}) {
+        INFO(a->name << " P=" << P << " count=" << count);
+        CHECK(ledger_of(a->name, P, count, c).model_time ==
+              Approx(model_of(a->name, P, count, c)).epsilon(1e-9));
+      }
+    }
+  }
+}
