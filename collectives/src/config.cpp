@@ -57,6 +57,16 @@ std::vector<ParamSpec> build_table() {
                ParamKind::real, 0, 1});
   t.push_back({"model_gamma", "1e-10", "gamma of the cost model: seconds per byte reduced",
                ParamKind::real, 0, 1});
+  // --- tracing (collectives/src/trace, docs/trace-format.md) -----------------------------------
+  t.push_back({"trace", "",
+               "write a per-call, per-rank, per-phase timing log to this HDF5 file at "
+               "MPI_Finalize (empty = off); every rank must use the same path",
+               ParamKind::text});
+  t.push_back({"trace_max_calls", "250000",
+               "per-call trace records kept per rank (<= 80 B + 16 B per phase each, so the "
+               "default stays under ~100 MB); later calls only update per (collective, "
+               "algorithm, bytes) summaries, and the file says so",
+               ParamKind::integer, 0, 1LL << 40});
   return t;
 }
 

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <functional>
 
+#include "trace/recorder.hpp"
+
 namespace pcoll {
 
 namespace {
@@ -22,6 +24,7 @@ int delete_context(MPI_Comm, int, void *value, void *) {
 // MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI is fully usable (MPI 4.1
 // Sec. 11.2.4): the standard place to release what we hold on MPI_COMM_WORLD.
 int on_finalize(MPI_Comm, int, void *, void *) {
+  trace::on_finalize();  // writes the trace file, collectively, while MPI is usable
   if (g_keyval != MPI_KEYVAL_INVALID) {
     void *value = nullptr;
     int found = 0;
@@ -89,7 +92,9 @@ int Context::init(MPI_Comm user) {
   if (rc != MPI_SUCCESS) return rc;
   base_config_ = load_config();
   config_ = base_config_;
-  return check_agreement();
+  rc = check_agreement();
+  if (rc == MPI_SUCCESS && config_error_ == MPI_SUCCESS) trace::on_new_communicator(comm_, config_);
+  return rc;
 }
 
 // Every rank must run with the same configuration, or ranks would choose different algorithms
