@@ -1,0 +1,61 @@
+#include "model.hpp"
+
+#include <exception>
+
+#include "config.hpp"
+#include "ledger.hpp"
+#include "registry.hpp"
+#include "schedule.hpp"
+#include "select.hpp"
+
+namespace collbench {
+
+namespace {
+
+pcoll::CostParams costs(const ModelParams &mp, const pcoll::Config &cfg) {
+  pcoll::CostParams c = pcoll::cost_params(cfg);
+  if (mp.alpha >= 0) c.alpha = mp.alpha;
+  if (mp.beta >= 0) c.beta = mp.beta;
+  return c;
+}
+
+}  // namespace
+
+void model_values(const ModelParams &mp, double &alpha, double &beta, double &gamma) {
+  const pcoll::CostParams c = costs(mp, pcoll::load_config());
+  alpha = c.alpha;
+  beta = c.beta;
+  gamma = c.gamma;
+}
+
+Prediction predict(const std::string &coll, const std::string &algo, int P, std::size_t count,
+                   std::size_t type_size, const ModelParams &mp) {
+  Prediction out;
+  const pcoll::AlgorithmInfo *info = nullptr;
+  for (pcoll::Collective c : pcoll::all_collectives())
+    if (coll == pcoll::collective_name(c)) info = pcoll::find_algorithm(c, algo);
+  if (info == nullptr || info->is_vendor()) return out;
+  try {
+    const pcoll::Config cfg = pcoll::load_config();
+    pcoll::CallShape shape{info->coll, P, count, {}, true, false};
+    shape.type.size = type_size;
+    shape.type.contiguous = true;
+    const pcoll::PlanRequest req = pcoll::plan_request(*info, cfg, 0, shape);
+    const pcoll::Schedule s = pcoll::make_schedule(pcoll::build_all(*info, req));
+    if (!s.error.empty()) {
+      out.note = s.error;
+      return out;
+    }
+    const pcoll::Ledger L = pcoll::compute_ledger(s, type_size, costs(mp, cfg));
+    out.valid = true;
+    out.rounds = L.rounds;
+    out.messages = L.messages;
+    out.max_bytes_sent = L.max_bytes_sent;
+    out.model_seconds = L.model_time;
+  } catch (const std::exception &e) {
+    out.note = e.what();
+  }
+  return out;
+}
+
+}  // namespace collbench
