@@ -1,0 +1,174 @@
+// The k-means driver; see driver.hpp.
+#include "driver.hpp"
+
+#include <pcoll/trace.h>
+#include <pcoll/pcoll.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+
+#include "report.hpp"
+#include "solver.hpp"
+
+namespace pcoll::kmeans {
+
+namespace {
+
+constexpr int kPhases = 4;  // compute, ar_counts, ar_sums, ar_conv
+
+// Gathers one run's times to rank 0 and fills the record there (critical-path split).
+RunRecord collect(MPI_Comm comm, const RunResult &res, bool keep_iterations) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  double mine[1 + kPhases] = {res.wall, 0, 0, 0, 0};
+  for (const auto &t : res.per_iteration) {
+    mine[1] += t.compute;
+    mine[2] += t.ar_counts;
+    mine[3] += t.ar_sums;
+    mine[4] += t.ar_conv;
+  }
+  std::vector<double> all(rank == 0 ? static_cast<std::size_t>(size) * (1 + kPhases) : 0);
+  MPI_Gather(mine, 1 + kPhases, MPI_DOUBLE, all.data(), 1 + kPhases, MPI_DOUBLE, 0, comm);
+
+  RunRecord r;
+  if (keep_iterations) {
+    // Every rank ran the same number of iterations (the convergence test is on a global sum).
+    std::vector<double> local(res.per_iteration.size() * kPhases);
+    for (std::size_t i = 0; i < res.per_iteration.size(); ++i) {
+      const auto &t = res.per_iteration[i];
+      local[i * kPhases + 0] = t.compute;
+      local[i * kPhases + 1] = t.ar_counts;
+      local[i * kPhases + 2] = t.ar_sums;
+      local[i * kPhases + 3] = t.ar_conv;
+    }
+    std::vector<double> gathered(rank == 0 ? local.size() * size : 0);
+    MPI_Gather(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, gathered.data(),
+               static_cast<int>(local.size()), MPI_DOUBLE, 0, comm);
+    if (rank == 0) {
+      // [rank][iteration][phase] -> [iteration][rank][phase]
+      const std::size_t iters = res.per_iteration.size();
+      r.per_iteration.resize(gathered.size());
+      for (int p = 0; p < size; ++p)
+        for (std::size_t i = 0; i < iters; ++i)
+          for (int f = 0; f < kPhases; ++f)
+            r.per_iteration[(i * size + p) * kPhases + f] = gathered[(p * iters + i) * kPhases + f];
+    }
+  }
+  if (rank != 0) return r;
+  r.iterations = res.iterations;
+  r.converged = res.converged;
+  r.inertia = res.inertia;
+  r.digest = res.digest;
+  r.served_counts = res.served_counts;
+  r.served_sums = res.served_sums;
+  r.served_conv = res.served_conv;
+  for (int p = 0; p < size; ++p) {
+    const double *v = &all[static_cast<std::size_t>(p) * (1 + kPhases)];
+    r.wall.push_back(v[0]);
+    if (v[0] > r.total) {
+      r.total = v[0];
+      r.critical_rank = p;
+    }
+    r.compute_max = std::max(r.compute_max, v[1]);
+    r.allreduce_max = std::max(r.allreduce_max, v[2] + v[3] + v[4]);
+  }
+  const double *c = &all[static_cast<std::size_t>(r.critical_rank) * (1 + kPhases)];
+  r.compute = c[1];
+  r.ar_counts = c[2];
+  r.ar_sums = c[3];
+  r.ar_conv = c[4];
+  r.other = r.total - (r.compute + r.ar_counts + r.ar_sums + r.ar_conv);
+  return r;
+}
+
+void write_centroids(const std::string &path, kernels::ConstMatrix c) {
+  std::FILE *f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) throw std::runtime_error("cannot write " + path);
+  for (std::size_t k = 0; k < c.extent(0); ++k)
+    for (std::size_t d = 0; d < c.extent(1); ++d)
+      std::fprintf(f, "%a%c", c(k, d), d + 1 == c.extent(1) ? '\n' : ' ');
+  std::fclose(f);
+}
+
+}  // namespace
+
+int run_driver(MPI_Comm comm, const Options &opt) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (!opt.trace.empty() && PCOLL_Trace_start(opt.trace.c_str()) != MPI_SUCCESS)
+    throw std::runtime_error("cannot trace into " + opt.trace + " (pcoll built without HDF5?)");
+  const Problem problem = make_problem(comm, opt);
+  LloydSolver solver(comm, problem);
+
+  // No --allreduce: whatever PCOLL_ALLREDUCE (or auto) selects, named after it.
+  const bool override_algo = !opt.allreduce.empty();
+  std::vector<std::string> algorithms = opt.allreduce;
+  if (!override_algo) {
+    const char *env = std::getenv("PCOLL_ALLREDUCE");
+    algorithms = {env != nullptr && *env != '\0' ? env : "auto"};
+  }
+
+  RunSetup setup;
+  setup.deck = opt.deck_name;
+  setup.ranks = size;
+  setup.threads = Kokkos::DefaultHostExecutionSpace::concurrency();
+  setup.dim = static_cast<int>(problem.initial.extent(1));
+  setup.clusters = static_cast<int>(problem.initial.extent(0));
+  setup.points = problem.global_points;
+  setup.origin = problem.origin;
+  setup.exact_sums = problem.exact_sums;
+  setup.max_iterations = opt.iterations;
+  setup.stop_when_converged = opt.stop_when_converged;
+  setup.runs = opt.runs;
+  setup.warmup = opt.warmup;
+  setup.algorithms = algorithms;
+  setup.command_line = opt.command_line;
+  if (rank == 0) print_header(std::cout, setup);
+
+  const bool keep_iterations = !opt.output.empty();
+  std::vector<RunRecord> records;
+  const int n = static_cast<int>(algorithms.size());
+  for (int rep = 0; rep < opt.warmup + opt.runs; ++rep) {
+    // Rotating order: each algorithm runs in every position equally often, so slow drifts of the
+    // machine (other jobs, thermal state) do not favour one of them.
+    for (int j = 0; j < n; ++j) {
+      const std::string &name = algorithms[(j + rep) % n];
+      RunResult res;
+      if (override_algo) {
+        pcoll::ScopedConfig use(comm, "allreduce", name);
+        res = solver.run(opt.iterations, opt.stop_when_converged);
+      } else {
+        res = solver.run(opt.iterations, opt.stop_when_converged);
+      }
+      RunRecord rec = collect(comm, res, keep_iterations);
+      if (rank == 0) {
+        rec.algorithm = name;
+        rec.warmup = rep < opt.warmup;
+        rec.rep = rec.warmup ? rep : rep - opt.warmup;
+        if (!opt.quiet) print_run(std::cout, rec, records.empty());
+        records.push_back(std::move(rec));
+      }
+    }
+  }
+
+  if (!opt.trace.empty() && PCOLL_Trace_stop() != MPI_SUCCESS)
+    throw std::runtime_error("writing the trace " + opt.trace + " failed");
+
+  int ok = 1;
+  if (rank == 0) {
+    ok = print_summary(std::cout, setup, records) ? 1 : 0;
+    std::cout.flush();
+    if (!opt.csv.empty()) write_csv(opt.csv, setup, records);
+    if (!opt.output.empty()) write_results_h5(opt.output, setup, records);
+    if (!opt.centroids_out.empty()) write_centroids(opt.centroids_out, solver.centroids());
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+  return ok ? 0 : 3;
+}
+
+}  // namespace pcoll::kmeans
