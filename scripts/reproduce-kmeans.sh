@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Reproduces the CHiArA paper's k-means case study (Section VI, Fig. 12): for each rank count,
+# runs the kmeans app with each allreduce algorithm (warm-ups, then timed runs, algorithms in
+# rotating order within one launch), prints the table beside the paper's numbers and writes a
+# Fig.-12-style PNG (compute vs time inside the three allreduces).
+#   scripts/reproduce-kmeans.sh [--ranks "2 4 8"] [--deck polaris] [--runs 10] [--warmup 2]
+#       [--algos "vendor chiara"] [--threads 1] [--iterations N] [--out DIR] [--no-build]
+# Default algorithms: "vendor chiara" when this build has chiara, else "vendor auto" (auto =
+# pcoll's model-chosen best of the algorithms it has), and it says so. Ranks above the core count
+# are oversubscribed (fine for correctness and ratios, not for absolute times). On a cluster,
+# PCOLL_LAUNCHER="srun" (see scripts/slurm/kmeans.sbatch) replaces mpiexec.
+# Writes DIR/kmeans_<deck>_P<P>.{csv,h5,log}, DIR/table.txt, DIR/kmeans-fig12.png
+# (DIR: <build>/results/kmeans-<deck>-<date> by default).
+set -euo pipefail
+here="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)"
+# shellcheck source=lib/common.sh
+source "${here}/lib/common.sh"
+export PCOLL_LOG_TAG=reproduce-kmeans
+root="$(pcoll_repo_root)"
+build="${PCOLL_BUILD_DIR:-${root}/build}"
+ranks="2 4 8" deck=polaris runs=10 warmup=2 algos="" threads="${OMP_NUM_THREADS:-1}"
+iterations="" out="" do_build=1
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --ranks) ranks="$2"; shift 2 ;;
+        --deck) deck="$2"; shift 2 ;;
+        --runs) runs="$2"; shift 2 ;;
+        --warmup) warmup="$2"; shift 2 ;;
+        --algos) algos="$2"; shift 2 ;;
+        --threads) threads="$2"; shift 2 ;;
+        --iterations) iterations="$2"; shift 2 ;;
+        --out) out="$2"; shift 2 ;;
+        --no-build) do_build=0; shift ;;
+        -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) pcoll_die "unknown argument '$1' (see --help)" ;;
+    esac
+done
+
+deck_file="${root}/inputs/kmeans/${deck}.toml"
+[[ -f "${deck}" ]] && deck_file="$(cd -- "$(dirname -- "${deck}")" && pwd -P)/$(basename -- "${deck}")"
+if [[ ! -f "${deck_file}" ]]; then
+    decks=("${root}"/inputs/kmeans/*.toml)
+    decks=("${decks[@]##*/}")
+    pcoll_die "no deck '${deck}' (have: ${decks[*]%.toml})"
+fi
+deck_name="$(basename -- "${deck_file}" .toml)"
+
+if [[ ${do_build} -eq 1 || ! -x "${build}/apps/kmeans/kmeans" ]]; then
+    "${here}/build.sh" "${build}"
+fi
+kmeans="${build}/apps/kmeans/kmeans"
+[[ -x "${kmeans}" ]] || pcoll_die "${kmeans} was not built (Kokkos off?)"
+
+# The allreduce algorithms this build has, from pcoll-info's parameter table.
+have="$("${build}/collectives/pcoll-info" 2>/dev/null |
+    awk '/PCOLL_ALLREDUCE =/ {f = 1; next} f && /allowed/ {sub(/.*allowed /, ""); print; exit}' |
+    tr '|' ' ')"
+[[ -n "${have}" ]] || pcoll_die "cannot list the allreduce algorithms (pcoll-info failed)"
+if [[ -z "${algos}" ]]; then
+    if [[ " ${have} " == *" chiara "* ]]; then
+        algos="vendor chiara"
+    else
+        algos="vendor auto"
+        pcoll_msg "this build has no 'chiara' allreduce yet (have: ${have}); comparing vendor with" \
+            "'auto', pcoll's model-chosen best of those. Pass --algos to choose."
+    fi
+fi
+for a in ${algos}; do
+    [[ " ${have} " == *" ${a} "* ]] || pcoll_die "allreduce '${a}' is not in this build (have: ${have})"
+done
+
+out="${out:-${build}/results/kmeans-${deck_name}-$(date +%Y%m%d-%H%M%S)}"
+mkdir -p "${out}"
+py="$(pcoll_python)" || pcoll_die "no python3 with h5py + matplotlib"
+
+launcher="${PCOLL_LAUNCHER:-mpiexec}"
+cores="$(nproc 2>/dev/null || echo 1)"
+if [[ "${launcher}" == mpiexec* ]]; then
+    pcoll_mpirun_env
+fi
+export OMP_NUM_THREADS="${threads}"
+extra=()
+[[ -n "${iterations}" ]] && extra+=(--iterations "${iterations}")
+csvs=()
+for P in ${ranks}; do
+    if (( P * threads > cores )); then
+        # Oversubscribed: ranks yield instead of spinning, threads are not pinned, idle OpenMP
+        # threads sleep. Fine for correctness and for ratios measured in one launch.
+        export OMPI_MCA_mpi_yield_when_idle=1
+        export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
+        pcoll_msg "P=${P} x ${threads} thread(s) on ${cores} cores: oversubscribed"
+    fi
+    # Unpinned unless the user pins (OMP_PROC_BIND/OMP_PLACES, or the launcher's binding).
+    export OMP_PROC_BIND="${OMP_PROC_BIND:-false}"
+    base="${out}/kmeans_${deck_name}_P${P}"
+    pcoll_msg "P=${P}: deck ${deck_name}, algorithms ${algos// /,}, ${warmup} warm-up + ${runs} runs"
+    # shellcheck disable=SC2086
+    ${launcher} -n "${P}" "${kmeans}" --deck "${deck_file}" --allreduce "${algos// /,}" \
+        --runs "${runs}" --warmup "${warmup}" "${extra[@]}" \
+        --csv "${base}.csv" --output "${base}.h5" >"${base}.log" 2>&1 ||
+        { tail -n 30 "${base}.log" >&2; pcoll_die "kmeans failed at P=${P} (log: ${base}.log)"; }
+    grep -A20 '^summary' "${base}.log" | sed 's/^/  /' >&2
+    csvs+=("${base}.csv")
+done
+
+echo
+echo "k-means case study (CHiArA paper Section VI), deck ${deck_name}, $(hostname), ${cores} cores"
+"${py}" "${here}/plot_kmeans.py" "${csvs[@]}" -o "${out}/kmeans-fig12.png" \
+    --decks "${root}/inputs/kmeans" | tee "${out}/table.txt"
+echo "results: ${out} (per-P CSV, HDF5 per-iteration phase times, logs)"
