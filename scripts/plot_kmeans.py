@@ -25,11 +25,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PHASES = ("ar_counts_s", "ar_sums_s", "ar_conv_s")
 
 
+ORDER = []  # algorithms in the order of the first (warm-up) repetition: the --allreduce order
+
+
 def load_rows(paths):
     rows = []
     for path in paths:
         with open(path, newline="") as f:
             for r in csv.DictReader(f):
+                if r["algorithm"] not in ORDER:
+                    ORDER.append(r["algorithm"])
                 if r["warmup"] == "1":
                     continue
                 for k in ("total_s", "compute_s", "other_s", "inertia") + PHASES:
@@ -57,8 +62,8 @@ def summarize(rows):
     groups = {}
     for r in rows:
         groups.setdefault((r["deck"], r["ranks"], r["algorithm"]), []).append(r)
-    # vendor (the baseline) first, then the others as they first appear
-    keys = sorted(groups, key=lambda k: (k[0], k[1], k[2] != "vendor"))
+    # vendor (the baseline) first, then the others in the order they were asked for
+    keys = sorted(groups, key=lambda k: (k[0], k[1], k[2] != "vendor", ORDER.index(k[2])))
     out = {}
     for key in keys:
         rs = groups[key]

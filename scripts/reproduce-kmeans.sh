@@ -52,9 +52,10 @@ kmeans="${build}/apps/kmeans/kmeans"
 [[ -x "${kmeans}" ]] || pcoll_die "${kmeans} was not built (Kokkos off?)"
 
 # The allreduce algorithms this build has, from pcoll-info's parameter table.
-have="$("${build}/collectives/pcoll-info" 2>/dev/null |
-    awk '/PCOLL_ALLREDUCE =/ {f = 1; next} f && /allowed/ {sub(/.*allowed /, ""); print; exit}' |
-    tr '|' ' ')"
+# (Captured first: awk stops reading early, which would SIGPIPE pcoll-info under pipefail.)
+info="$("${build}/collectives/pcoll-info" 2>/dev/null)" || pcoll_die "${build}/collectives/pcoll-info failed"
+have="$(awk '/PCOLL_ALLREDUCE =/ {f = 1; next} f && /allowed/ {sub(/.*allowed /, ""); print; exit}' \
+    <<<"${info}" | tr '|' ' ')"
 [[ -n "${have}" ]] || pcoll_die "cannot list the allreduce algorithms (pcoll-info failed)"
 if [[ -z "${algos}" ]]; then
     if [[ " ${have} " == *" chiara "* ]]; then

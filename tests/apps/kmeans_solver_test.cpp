@@ -189,6 +189,7 @@ std::vector<std::vector<std::pair<std::string, std::string>>> algorithm_variants
           {{"allreduce", "ring"}, {"ring_segment", "1024"}},
           {{"allreduce", "rabenseifner"}},
           {{"allreduce", "chiara"}},
+          {{"allreduce", "chiara_composed"}},
           {{"allreduce", "auto"}}};
 }
 
