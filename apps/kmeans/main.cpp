@@ -19,7 +19,7 @@ int main(int argc, char **argv) {
   {
     pcoll::kmeans::Options opt;
     try {
-      if (!pcoll::kmeans::parse_options(argc, argv, opt, code)) {
+      if (!pcoll::kmeans::parse_options(argc, argv, opt, code, rank == 0)) {
         MPI_Finalize();
         return code;
       }

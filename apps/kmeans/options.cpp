@@ -134,7 +134,7 @@ std::string resolve_deck(const std::string &deck) {
   throw std::runtime_error("deck '" + deck + "' not found (neither a file nor " + named + ")");
 }
 
-bool parse_options(int argc, char **argv, Options &opt, int &exit_code) {
+bool parse_options(int argc, char **argv, Options &opt, int &exit_code, bool speak) {
   exit_code = 0;
   for (int i = 0; i < argc; ++i) opt.command_line += (i ? " " : "") + std::string(argv[i]);
 
@@ -221,7 +221,8 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
-    exit_code = app.exit(e);
+    std::ostringstream quiet;
+    exit_code = speak ? app.exit(e) : app.exit(e, quiet, quiet);
     return false;
   }
   if (!algos.empty()) opt.allreduce = split_list(algos);

@@ -42,8 +42,9 @@ struct Options {
 };
 
 // Parses argv (reading --deck first, then letting every other flag override it). Returns false
-// after printing help (exit code 0) and throws std::runtime_error on a bad deck or flag.
-bool parse_options(int argc, char **argv, Options &opt, int &exit_code);
+// after printing help (exit code 0) or a usage error (exit code != 0), both only if `speak`
+// (rank 0), and throws std::runtime_error on a bad deck.
+bool parse_options(int argc, char **argv, Options &opt, int &exit_code, bool speak = true);
 
 // Resolves a deck argument: an existing path, or a name looked up in the installed decks
 // directory ("polaris" -> <decks>/polaris.toml).
