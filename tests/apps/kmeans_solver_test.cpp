@@ -17,6 +17,7 @@
 //    in 8 lanes: distances differ in the last bits, which changes a label only at a near-tie,
 //    and none occurs in these data sets (the test would show it).
 #include <mpi.h>
+#include <unistd.h>
 
 #include <pcoll/pcoll.hpp>
 
@@ -319,7 +320,10 @@ TEST_CASE("HDF5 input: a point set written and read back in parallel gives the s
   if (!have_hdf5()) return;
   World w;
   Options o = small_options(300, 10, 7, 20);
-  const std::string file = "kmeans_roundtrip_np" + std::to_string(w.size) + ".h5";
+  // Unique per launch (rank 0's pid): ctest -j runs the np2 tests at 1 and 2 threads together.
+  long long pid = static_cast<long long>(getpid());
+  MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, w.comm);
+  const std::string file = "kmeans_roundtrip_" + std::to_string(pid) + ".h5";
   o.write_points = file + ":/data/points";
   const Problem synthetic = make_problem(w.comm, o);
   const Outcome a = solve(w, synthetic, o);
