@@ -13,6 +13,7 @@
 #include "registry.hpp"
 #include "schedule.hpp"
 #include "select.hpp"
+#include "trace/recorder.hpp"
 
 using namespace pcoll;
 
@@ -27,7 +28,8 @@ int fail(MPI_Comm comm, int code, const std::string &msg = {}) {
 
 std::string plan_key(const AlgorithmInfo &algo, const PlanRequest &req) {
   std::ostringstream os;
-  os << collective_name(algo.coll) << '/' << algo.name << '/' << req.count << '/' << req.type_size;
+  os << collective_name(algo.coll) << '/' << algo.name << '/' << req.count << '/' << req.type_size
+     << '/' << req.ranks_per_node;
   for (const auto &p : req.params) os << '/' << p.first << '=' << p.second;
   return os.str();
 }
@@ -46,6 +48,86 @@ int apply_fallback(Context &ctx, const Selection &sel, MPI_Comm comm) {
   return MPI_SUCCESS;
 }
 
+// Argument checks common to the collectives (MPI's error classes).
+int check_args(MPI_Comm comm, int count, MPI_Datatype dt, MPI_Op op, bool has_op) {
+  if (comm == MPI_COMM_NULL) return fail(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_COMM_NULL");
+  if (count < 0) return fail(comm, MPI_ERR_COUNT, "negative count");
+  if (dt == MPI_DATATYPE_NULL) return fail(comm, MPI_ERR_TYPE, "MPI_DATATYPE_NULL");
+  if (has_op && op == MPI_OP_NULL) return fail(comm, MPI_ERR_OP, "MPI_OP_NULL");
+  return MPI_SUCCESS;
+}
+
+// One call of a collective after its own argument checks: context, selection, fallback, and
+// either the vendor (`vendor` callback) or the cached plan run by the executor.
+struct Call {
+  Collective coll;
+  MPI_Comm comm;
+  int count;  // allreduce: elements; others: elements per rank
+  MPI_Datatype dt;
+  MPI_Op op;  // MPI_OP_NULL for allgather
+  const void *sendbuf;
+  void *recvbuf;
+};
+
+template <class Vendor>
+int run(const Call &c, Vendor vendor) {
+  trace::CallScope trace_call;  // when tracing is off: one predictable branch
+  int err = MPI_SUCCESS;
+  Context *ctx = Context::get(c.comm, &err);
+  if (ctx == nullptr) return fail(c.comm, err);
+  if (ctx->config_error() != MPI_SUCCESS) return fail(c.comm, ctx->config_error());
+
+  int inter = 0, commute = 1;
+  MPI_Comm_test_inter(c.comm, &inter);
+  if (c.op != MPI_OP_NULL) MPI_Op_commutative(c.op, &commute);
+  CallShape shape{c.coll,       ctx->size(), static_cast<std::size_t>(c.count), describe_type(c.dt),
+                  commute != 0, inter != 0};
+  shape.needs_reduction = c.op != MPI_OP_NULL;
+  shape.ranks_per_node = ctx->ranks_per_node();
+  const Selection sel = select_algorithm(ctx->config(), shape);
+  if (int rc = apply_fallback(*ctx, sel, c.comm); rc != MPI_SUCCESS) return rc;
+  ctx->last_algorithm = sel.algo->name;
+  trace_call.describe(ctx->comm(), collective_name(c.coll), sel.algo->name, shape.count,
+                      shape.type.size);
+  if (sel.algo->warning && ctx->config().get("fallback") == "warn") {
+    // Shapes an algorithm handles poorly (e.g. CHiArA without a usable batch size) are said once.
+    const std::string note = sel.algo->warning(plan_request(*sel.algo, ctx->config(), 0, shape));
+    if (!note.empty() && ctx->first_warning(note) && ctx->rank() == 0)
+      report(std::string(collective_name(c.coll)) + " " + sel.algo->name + ": " + note);
+  }
+
+  if (sel.algo->is_vendor()) {
+    const int rc = vendor();
+    return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
+  }
+  if (c.count == 0) return MPI_SUCCESS;
+
+  const PlanRequest req = plan_request(*sel.algo, ctx->config(), ctx->rank(), shape);
+  const std::string key = plan_key(*sel.algo, req);
+  std::shared_ptr<const Plan> plan = ctx->find_plan(key);
+  if (!plan) {
+    plan = std::make_shared<const Plan>(make_plan(*sel.algo, req));
+    ctx->store_plan(key, plan);
+  }
+  trace_call.plan(req.params, plan->phases);
+  const std::size_t esz = shape.type.size;
+  const bool in_place = c.sendbuf == MPI_IN_PLACE;
+  const void *in = c.sendbuf;
+  if (in_place) {
+    // MPI_IN_PLACE: allreduce and reduce_scatter_block read the input from recvbuf; allgather's
+    // own contribution already sits at its place in recvbuf.
+    in = c.coll == Collective::allgather ? static_cast<const char *>(c.recvbuf) +
+                                               esz * plan->in_elems * std::size_t(ctx->rank())
+                                         : c.recvbuf;
+  } else if (plan->copy_in_to_out) {
+    std::memcpy(c.recvbuf, c.sendbuf, esz * plan->out_elems);
+  }
+  ExecBuffers bufs{in, c.recvbuf, ctx->scratch(plan->tmp_elems * esz), esz};
+  const Reducer reducer(c.dt, c.op == MPI_OP_NULL ? MPI_SUM : c.op, shape.type);
+  const int rc = execute(*plan, bufs, reducer, *ctx, trace_call.phase_seconds());
+  return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
+}
+
 }  // namespace
 
 extern "C" {
@@ -56,50 +138,52 @@ const char *PCOLL_Version(void) {
 
 int PCOLL_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm) {
-  if (comm == MPI_COMM_NULL) return fail(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_COMM_NULL");
-  if (count < 0) return fail(comm, MPI_ERR_COUNT, "negative count");
-  if (datatype == MPI_DATATYPE_NULL) return fail(comm, MPI_ERR_TYPE, "MPI_DATATYPE_NULL");
-  if (op == MPI_OP_NULL) return fail(comm, MPI_ERR_OP, "MPI_OP_NULL");
+  if (int rc = check_args(comm, count, datatype, op, true); rc != MPI_SUCCESS) return rc;
   if (count > 0 && (recvbuf == nullptr || sendbuf == nullptr))
     return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
   if (count > 0 && sendbuf == recvbuf)
     return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
+  return run({Collective::allreduce, comm, count, datatype, op, sendbuf, recvbuf},
+             [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); });
+}
 
-  int err = MPI_SUCCESS;
-  Context *ctx = Context::get(comm, &err);
-  if (ctx == nullptr) return fail(comm, err);
-  if (ctx->config_error() != MPI_SUCCESS) return fail(comm, ctx->config_error());
+int PCOLL_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  if (int rc = check_args(comm, recvcount, datatype, op, true); rc != MPI_SUCCESS) return rc;
+  if (recvcount > 0 && (recvbuf == nullptr || sendbuf == nullptr))
+    return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
+  if (recvcount > 0 && sendbuf == recvbuf)
+    return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
+  return run(
+      {Collective::reduce_scatter_block, comm, recvcount, datatype, op, sendbuf, recvbuf},
+      [&] { return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); });
+}
 
-  int inter = 0, commute = 0;
-  MPI_Comm_test_inter(comm, &inter);
-  MPI_Op_commutative(op, &commute);
-  CallShape shape{Collective::allreduce,   ctx->size(),  static_cast<std::size_t>(count),
-                  describe_type(datatype), commute != 0, inter != 0};
-  const Selection sel = select_algorithm(ctx->config(), shape);
-  if (int rc = apply_fallback(*ctx, sel, comm); rc != MPI_SUCCESS) return rc;
-  ctx->last_algorithm = sel.algo->name;
-
-  if (sel.algo->is_vendor()) {
-    const int rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (int rc = check_args(comm, recvcount, recvtype, MPI_OP_NULL, false); rc != MPI_SUCCESS)
+    return rc;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (!in_place && (sendcount < 0 || sendtype == MPI_DATATYPE_NULL))
+    return fail(comm, sendcount < 0 ? MPI_ERR_COUNT : MPI_ERR_TYPE, "bad send count or type");
+  if (recvcount > 0 && (recvbuf == nullptr || sendbuf == nullptr))
+    return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
+  auto vendor = [&] {
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  };
+  // Our plans move elements of one type: a different send type/count goes to the vendor, which
+  // checks the type signatures.
+  if (!in_place && (sendtype != recvtype || sendcount != recvcount)) {
+    int err = MPI_SUCCESS;
+    Context *ctx = Context::get(comm, &err);
+    if (ctx == nullptr) return fail(comm, err);
+    if (ctx->config_error() != MPI_SUCCESS) return fail(comm, ctx->config_error());
+    ctx->last_algorithm = "vendor";
+    const int rc = vendor();
     return rc == MPI_SUCCESS ? rc : fail(comm, rc);
   }
-  if (count == 0) return MPI_SUCCESS;
-
-  const PlanRequest req = plan_request(*sel.algo, ctx->config(), ctx->rank(), shape);
-  const std::string key = plan_key(*sel.algo, req);
-  std::shared_ptr<const Plan> plan = ctx->find_plan(key);
-  if (!plan) {
-    plan = std::make_shared<const Plan>(make_plan(*sel.algo, req));
-    ctx->store_plan(key, plan);
-  }
-  const std::size_t bytes = shape.type.size * static_cast<std::size_t>(count);
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (!in_place && plan->copy_in_to_out) std::memcpy(recvbuf, sendbuf, bytes);
-  ExecBuffers bufs{in_place ? recvbuf : sendbuf, recvbuf,
-                   ctx->scratch(plan->tmp_elems * shape.type.size), shape.type.size};
-  const Reducer reducer(datatype, op, shape.type);
-  const int rc = execute(*plan, bufs, reducer, *ctx, nullptr);
-  return rc == MPI_SUCCESS ? rc : fail(comm, rc);
+  return run({Collective::allgather, comm, recvcount, recvtype, MPI_OP_NULL, sendbuf, recvbuf},
+             vendor);
 }
 
 int PCOLL_Config_push(MPI_Comm comm, const char *name, const char *value) {

@@ -26,6 +26,26 @@ std::vector<ParamSpec> build_table() {
                false,
                {},
                Collective::allreduce});
+  t.push_back({"reduce_scatter_block",
+               "auto",
+               "reduce_scatter_block algorithm; auto as for allreduce",
+               ParamKind::algorithm,
+               0,
+               0,
+               false,
+               false,
+               {},
+               Collective::reduce_scatter_block});
+  t.push_back({"allgather",
+               "auto",
+               "allgather algorithm; auto as for allreduce",
+               ParamKind::algorithm,
+               0,
+               0,
+               false,
+               false,
+               {},
+               Collective::allgather});
   t.push_back({"fallback",
                "warn",
                "what happens when the chosen algorithm cannot serve a call (non-commutative op, "
@@ -50,6 +70,32 @@ std::vector<ParamSpec> build_table() {
                "ring: pipeline each chunk in segments of at most this many bytes (0 = off); the "
                "reduction of one segment overlaps the transfer of the next",
                ParamKind::integer, 0, 1LL << 40, false, true});
+  t.push_back({"chiara_batch", "auto",
+               "CHiArA batch size b (ranks per batch, must divide P); auto = the paper's rule: "
+               "among the divisors of P, the b <= chiara_bmax closest to sqrt(P), ties to the "
+               "larger (one batch of all ranks when only b = 1 would qualify)",
+               ParamKind::integer, 1, 1 << 20, true});
+  t.push_back({"chiara_bmax", "auto",
+               "CHiArA largest batch size for auto (the paper's ranks per socket/node); auto = "
+               "ranks per node (PCOLL_RANKS_PER_NODE or MPI_COMM_TYPE_SHARED)",
+               ParamKind::integer, 1, 1 << 20, true});
+  t.push_back(
+      {"chiara_krs", "2",
+       "CHiArA radix of the intra-batch reduce-scatter (the paper found 2 best everywhere); "
+       "a radix above b acts as b",
+       ParamKind::integer, 2, 1 << 20});
+  t.push_back({"chiara_kag", "auto",
+               "CHiArA radix of the intra-batch allgather; auto = round(sqrt(b)) for per-rank "
+               "segments below chiara_kag_crossover bytes, b-1 above (paper Sec. V-B), at least 2",
+               ParamKind::integer, 2, 1 << 20, true});
+  t.push_back({"chiara_kag_crossover", "4096",
+               "per-rank segment size in bytes (count * type size / P) at which auto k_AG moves "
+               "from sqrt(b) to b-1",
+               ParamKind::integer, 0, 1LL << 40, false, true});
+  t.push_back({"ranks_per_node", "auto",
+               "treat consecutive groups of this many ranks as nodes (CHiArA's b_max, the "
+               "ledger's intra/inter-node split); auto = MPI_COMM_TYPE_SHARED",
+               ParamKind::integer, 1, 1 << 20, true});
   // --- cost model used by auto selection and the ledger ---------------------------------------
   t.push_back({"model_alpha", "2e-6", "alpha of the cost model: seconds per message",
                ParamKind::real, 0, 1});

@@ -30,6 +30,11 @@ class Context {
   int rank() const { return rank_; }
   int size() const { return size_; }
   int node_size() const { return node_size_; }  // ranks sharing this rank's node (min over nodes)
+  // PCOLL_RANKS_PER_NODE when set (emulated nodes), else node_size().
+  int ranks_per_node() const {
+    const long long v = config_.integer("ranks_per_node");
+    return v == kAuto ? node_size_ : static_cast<int>(v);
+  }
   // MPI_SUCCESS, or the error every call on this communicator returns (bad configuration).
   int config_error() const { return config_error_; }
 

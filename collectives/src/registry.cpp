@@ -8,12 +8,17 @@ const char *collective_name(Collective c) {
   switch (c) {
     case Collective::allreduce:
       return "allreduce";
+    case Collective::reduce_scatter_block:
+      return "reduce_scatter_block";
+    case Collective::allgather:
+      return "allgather";
   }
   return "?";
 }
 
 const std::vector<Collective> &all_collectives() {
-  static const std::vector<Collective> v = {Collective::allreduce};
+  static const std::vector<Collective> v = {Collective::allreduce, Collective::reduce_scatter_block,
+                                            Collective::allgather};
   return v;
 }
 
@@ -26,9 +31,25 @@ long long PlanRequest::param(const char *name) const {
 // The one table. Order is the order pcoll-info, benchmarks and plots list them in.
 const std::vector<const AlgorithmInfo *> &all_algorithms() {
   static const std::vector<const AlgorithmInfo *> table = {
-      &vendor_allreduce_info(), &naive_allreduce_info(),
-      &tree_allreduce_info(),   &recursive_doubling_allreduce_info(),
-      &ring_allreduce_info(),   &rabenseifner_allreduce_info(),
+      // allreduce
+      &vendor_allreduce_info(),
+      &naive_allreduce_info(),
+      &tree_allreduce_info(),
+      &recursive_doubling_allreduce_info(),
+      &ring_allreduce_info(),
+      &rabenseifner_allreduce_info(),
+      &chiara_allreduce_info(),
+      &chiara_composed_allreduce_info(),
+      // reduce_scatter_block
+      &vendor_reduce_scatter_block_info(),
+      &ring_reduce_scatter_block_info(),
+      &recursive_halving_reduce_scatter_block_info(),
+      &chiara_reduce_scatter_block_info(),
+      // allgather
+      &vendor_allgather_info(),
+      &ring_allgather_info(),
+      &recursive_doubling_allgather_info(),
+      &chiara_allgather_info(),
   };
   return table;
 }

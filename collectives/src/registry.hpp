@@ -14,7 +14,7 @@
 
 namespace pcoll {
 
-enum class Collective : std::uint8_t { allreduce };
+enum class Collective : std::uint8_t { allreduce, reduce_scatter_block, allgather };
 const char *collective_name(Collective c);
 const std::vector<Collective> &all_collectives();
 
@@ -24,6 +24,7 @@ struct PlanRequest {
   int size = 1;
   std::size_t count = 0;
   std::size_t type_size = 1;  // bytes per element (for byte-sized parameters such as segments)
+  int ranks_per_node = 0;     // consecutive ranks sharing a node (0: all on one node)
   // The algorithm's declared parameters, resolved to integers (kAuto for "auto").
   std::vector<std::pair<std::string, long long>> params;
 
@@ -51,6 +52,16 @@ struct AlgorithmInfo {
   Plan (*build)(const PlanRequest &) = nullptr;  // nullptr: the vendor MPI is called directly
   // Closed-form model time for P = req.size ranks and req.count * req.type_size bytes.
   double (*model)(const PlanRequest &, const CostParams &) = nullptr;
+  // Why this request cannot run (a parameter that does not fit this P, ...), or empty.
+  std::string (*check)(const PlanRequest &) = nullptr;
+  // What the algorithm resolved for this request (batch size, radices ...) and any warning.
+  std::string (*explain)(const PlanRequest &) = nullptr;
+  // The model reproduces the plan's ledger exactly (tested); otherwise it is an estimate.
+  bool model_exact = true;
+  // `auto` may choose it (baselines kept for measurement only say false).
+  bool auto_candidate = true;
+  // A warning for shapes the algorithm handles poorly (said once per communicator), or empty.
+  std::string (*warning)(const PlanRequest &) = nullptr;
 
   bool is_vendor() const { return build == nullptr; }
 };
@@ -66,5 +77,15 @@ const AlgorithmInfo &tree_allreduce_info();
 const AlgorithmInfo &recursive_doubling_allreduce_info();
 const AlgorithmInfo &ring_allreduce_info();
 const AlgorithmInfo &rabenseifner_allreduce_info();
+const AlgorithmInfo &chiara_allreduce_info();
+const AlgorithmInfo &chiara_composed_allreduce_info();
+const AlgorithmInfo &vendor_reduce_scatter_block_info();
+const AlgorithmInfo &ring_reduce_scatter_block_info();
+const AlgorithmInfo &recursive_halving_reduce_scatter_block_info();
+const AlgorithmInfo &chiara_reduce_scatter_block_info();
+const AlgorithmInfo &vendor_allgather_info();
+const AlgorithmInfo &ring_allgather_info();
+const AlgorithmInfo &recursive_doubling_allgather_info();
+const AlgorithmInfo &chiara_allgather_info();
 
 }  // namespace pcoll

@@ -52,7 +52,23 @@ Plan make_plan(const AlgorithmInfo &algo, const PlanRequest &req) {
       p.in_elems = p.out_elems = req.count;
       p.copy_in_to_out = true;
       break;
+    case Collective::reduce_scatter_block:
+      p.in_elems = req.count * static_cast<std::size_t>(req.size);
+      p.out_elems = req.count;
+      p.copy_in_to_out = false;
+      break;
+    case Collective::allgather:
+      p.in_elems = req.count;
+      p.out_elems = req.count * static_cast<std::size_t>(req.size);
+      p.copy_in_to_out = false;
+      break;
   }
+  // Builders may leave rounds in which this rank has nothing to do (a fold it is not part of):
+  // drop them, they would only cost the executor a loop iteration.
+  std::vector<Round> kept;
+  for (auto &r : p.rounds)
+    if (!r.sends.empty() || !r.recvs.empty() || !r.ops.empty()) kept.push_back(std::move(r));
+  p.rounds = std::move(kept);
   finalize_plan(p);
   return p;
 }

@@ -5,15 +5,17 @@
 
 namespace pcoll {
 
-std::string restriction_failure(const AlgorithmInfo &algo, const CallShape &s) {
+std::string restriction_failure(const AlgorithmInfo &algo, const CallShape &s, const Config &cfg) {
   if (algo.is_vendor()) return {};
   if (s.intercomm) return "inter-communicators are served by the vendor MPI only";
   if (!s.type.contiguous && s.count > 0)
     return "the datatype is not contiguous (gaps or a non-zero lower bound)";
-  if (s.count * s.type.size > static_cast<std::size_t>(INT_MAX))
+  const std::size_t total = s.coll == Collective::allreduce ? s.count : s.count * s.size;
+  if (total * s.type.size > static_cast<std::size_t>(INT_MAX))
     return "the message exceeds 2 GiB, the largest single transfer the executor posts";
-  if (algo.restrictions.needs_commutative && !s.commutative)
+  if (algo.restrictions.needs_commutative && s.needs_reduction && !s.commutative)
     return std::string(algo.name) + " needs a commutative op and the op is not";
+  if (algo.check) return algo.check(plan_request(algo, cfg, 0, s));
   return {};
 }
 
@@ -24,6 +26,7 @@ PlanRequest plan_request(const AlgorithmInfo &algo, const Config &cfg, int rank,
   req.size = shape.size;
   req.count = shape.count;
   req.type_size = shape.type.size ? shape.type.size : 1;
+  req.ranks_per_node = shape.ranks_per_node;
   for (const char *p : algo.params) req.params.emplace_back(p, cfg.integer(p));
   return req;
 }
@@ -37,7 +40,9 @@ const AlgorithmInfo *auto_choice(Collective coll, const Config &cfg, const CallS
   const AlgorithmInfo *best = nullptr;
   double best_t = std::numeric_limits<double>::infinity();
   for (const AlgorithmInfo *a : algorithms_of(coll)) {
-    if (a->is_vendor() || a->model == nullptr || !restriction_failure(*a, shape).empty()) continue;
+    if (a->is_vendor() || a->model == nullptr || !a->auto_candidate ||
+        !restriction_failure(*a, shape, cfg).empty())
+      continue;
     const double t = a->model(plan_request(*a, cfg, 0, shape), cost);
     if (t < best_t) {  // ties keep the earlier entry of the table
       best_t = t;
@@ -55,7 +60,7 @@ Selection select_algorithm(const Config &cfg, const CallShape &shape) {
     return sel;
   }
   sel.requested = find_algorithm(shape.coll, name);
-  sel.fallback_reason = restriction_failure(*sel.requested, shape);
+  sel.fallback_reason = restriction_failure(*sel.requested, shape, cfg);
   sel.algo = sel.fallback_reason.empty() ? sel.requested : find_algorithm(shape.coll, "vendor");
   return sel;
 }

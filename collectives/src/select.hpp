@@ -17,10 +17,12 @@ namespace pcoll {
 struct CallShape {
   Collective coll;
   int size = 1;
-  std::size_t count = 0;
+  std::size_t count = 0;  // allreduce: elements; reduce_scatter_block, allgather: per rank
   TypeInfo type;
   bool commutative = true;
   bool intercomm = false;
+  bool needs_reduction = true;  // false for allgather: no op involved
+  int ranks_per_node = 0;       // resolved node size (0: one node)
 };
 
 struct Selection {
@@ -29,8 +31,9 @@ struct Selection {
   std::string fallback_reason;  // why `requested` could not serve the call, if it could not
 };
 
-// Why `algo` cannot serve `shape` (empty when it can).
-std::string restriction_failure(const AlgorithmInfo &algo, const CallShape &shape);
+// Why `algo` cannot serve `shape` with configuration `cfg` (empty when it can).
+std::string restriction_failure(const AlgorithmInfo &algo, const CallShape &shape,
+                                const Config &cfg);
 // The PlanRequest for `algo` with its declared parameters resolved from `cfg`.
 PlanRequest plan_request(const AlgorithmInfo &algo, const Config &cfg, int rank,
                          const CallShape &shape);

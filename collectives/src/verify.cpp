@@ -21,6 +21,7 @@ std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
 struct Sym {
   std::vector<std::uint64_t> mask;  // contributing ranks
   std::uint64_t expr = 0;           // hash of the expression tree, operand order included
+  long long delta = 0;              // source element index minus the element's current index
   int lo = -1, hi = -1;             // smallest and largest contributing rank
   bool ordered = true;              // every combination joined adjacent rank intervals in order
   bool garbage = true;              // uninitialised (or clobbered) memory
@@ -31,8 +32,9 @@ struct Sym {
   }
 };
 
-Sym leaf(int rank, int P) {
+Sym leaf(int rank, int P, long long delta = 0) {
   Sym s;
+  s.delta = delta;
   s.mask.assign(static_cast<std::size_t>((P + 63) / 64), 0);
   s.mask[static_cast<std::size_t>(rank / 64)] |= 1ULL << (rank % 64);
   s.expr = mix(static_cast<std::uint64_t>(rank) + 1);
@@ -86,6 +88,15 @@ class RunBuf {
   std::map<std::size_t, Sym> runs_;
 };
 
+// The runs read at element `from` as they are when written at element `to`: the source
+// element they stand for does not change, so the offset between source and position does.
+Runs moved(Runs runs, std::size_t from, std::size_t to) {
+  const long long shift = static_cast<long long>(from) - static_cast<long long>(to);
+  for (auto &r : runs)
+    if (!r.second.garbage) r.second.delta += shift;
+  return runs;
+}
+
 // Calls f(len, a, b) over the aligned pieces of two run lists of equal total length.
 template <class F>
 void zip(const Runs &a, const Runs &b, F f) {
@@ -116,7 +127,10 @@ std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
   for (int r = 0; r < P; ++r) {
     const Plan &p = s.plans[r];
     const bool copy = p.copy_in_to_out;
-    st[r].in = RunBuf(p.in_elems, copy ? garbage : leaf(r, P));
+    // Allgather inputs stand for the elements they become in the gathered vector.
+    const long long in_delta =
+        opt.expect == Expect::allgather ? static_cast<long long>(r) * long(opt.count) : 0;
+    st[r].in = RunBuf(p.in_elems, copy ? garbage : leaf(r, P, in_delta));
     st[r].out = RunBuf(p.out_elems, copy ? leaf(r, P) : garbage);
     st[r].tmp = RunBuf(p.tmp_elems, garbage);
   }
@@ -140,10 +154,11 @@ std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
       const Range &sr = s.plans[l.rank].rounds[l.round].sends[l.index].range;
       Runs payload = done[l.rank] > l.round ? sent[{l.rank, l.round, l.index}]
                                             : st[l.rank].buf(sr.buf).read(sr.off, sr.len);
-      st[r].buf(rd.recvs[i].range.buf).write(rd.recvs[i].range.off, payload);
+      const Range &rr = rd.recvs[i].range;
+      st[r].buf(rr.buf).write(rr.off, moved(std::move(payload), sr.off, rr.off));
     }
     for (const auto &op : rd.ops) {
-      Runs src = st[r].buf(op.src.buf).read(op.src.off, op.src.len);
+      Runs src = moved(st[r].buf(op.src.buf).read(op.src.off, op.src.len), op.src.off, op.dst.off);
       if (op.kind == OpKind::copy) {
         st[r].buf(op.dst.buf).write(op.dst.off, src);
         continue;
@@ -160,6 +175,8 @@ std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
           c.mask[w] |= R.mask[w];
         }
         if (twice) fail(r, k, "a rank's contribution is reduced twice");
+        if (!L.garbage && !R.garbage && L.delta != R.delta)
+          fail(r, k, "reduction combines different elements of the vector");
         c.expr = mix(L.expr * 0x100000001b3ULL ^ mix(R.expr + 0x632be59bd9b4e019ULL));
         c.ordered = L.ordered && R.ordered && L.hi + 1 == R.lo;
         c.lo = std::min(L.lo, R.lo);
@@ -176,17 +193,47 @@ std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
     if (!err.empty()) return err;
   }
   // Final check.
+  const std::size_t n = opt.count;
   Runs reference;
   for (int r = 0; r < P; ++r) {
-    Runs got = st[r].out.read(0, opt.count);
-    zip(got, got, [&](std::size_t, const Sym &v, const Sym &) {
-      if (v.garbage) return fail(r, -1, "output element never written");
-      for (int q = 0; q < P; ++q)
-        if (!((v.mask[q / 64] >> (q % 64)) & 1ULL))
-          return fail(r, -1, "output lacks the contribution of rank " + std::to_string(q));
-      if (opt.require_order && !v.ordered) fail(r, -1, "contributions not combined in rank order");
-    });
-    if (!err.empty()) return err;
+    const std::size_t out_len = opt.expect == Expect::allreduce              ? n
+                                : opt.expect == Expect::reduce_scatter_block ? n
+                                                                             : n * P;
+    // The source element the output starts with, relative to its position.
+    const long long want_delta =
+        opt.expect == Expect::reduce_scatter_block ? static_cast<long long>(r) * long(n) : 0;
+    Runs got = st[r].out.read(0, out_len);
+    std::size_t pos = 0;
+    for (const auto &[len, v] : got) {
+      if (v.garbage) {
+        fail(r, -1, "output element " + std::to_string(pos) + " never written");
+      } else if (v.delta != want_delta) {
+        fail(r, -1,
+             "output element " + std::to_string(pos) + " holds input element " +
+                 std::to_string(static_cast<long long>(pos) + v.delta));
+      } else if (opt.expect == Expect::allgather) {
+        // A run holds one value, so it must lie inside one rank's block and come from it alone.
+        const int owner = static_cast<int>(pos / n);
+        bool alone = static_cast<int>((pos + len - 1) / n) == owner;
+        for (int q = 0; q < P && alone; ++q)
+          alone = (((v.mask[q / 64] >> (q % 64)) & 1ULL) != 0) == (q == owner);
+        if (!alone)
+          fail(r, -1,
+               "gathered element " + std::to_string(pos) + " does not come from rank " +
+                   std::to_string(owner) + " alone");
+      } else {
+        for (int q = 0; q < P; ++q)
+          if (!((v.mask[q / 64] >> (q % 64)) & 1ULL)) {
+            fail(r, -1, "output lacks the contribution of rank " + std::to_string(q));
+            break;
+          }
+        if (opt.require_order && !v.ordered)
+          fail(r, -1, "contributions not combined in rank order");
+      }
+      pos += len;
+      if (!err.empty()) return err;
+    }
+    if (opt.expect != Expect::allreduce) continue;  // results of different ranks differ by design
     if (r == 0) {
       reference = got;
     } else {

@@ -1,5 +1,6 @@
 // Symbolic execution of a Schedule: instead of numbers, every element carries WHICH ranks'
-// contributions it holds, whether they were combined in rank order, and a hash of the exact
+// contributions it holds, which element of the input vector they are (so misplaced data is
+// caught), whether they were combined in rank order, and a hash of the exact
 // expression tree (operands and their order). Running all ranks' plans this way proves, without
 // MPI and for any P <= 64 and any count:
 //   - every output element of every rank is the reduction of all P inputs, each exactly once;
@@ -19,12 +20,14 @@
 namespace pcoll {
 
 enum class Expect {
-  allreduce,  // out[i] on every rank = reduction over all ranks of in[i]
+  allreduce,             // out[i] on every rank = reduction over all ranks of in[i], i < count
+  reduce_scatter_block,  // out[j] on rank r = reduction over all ranks of in[r*count + j]
+  allgather,             // out[q*count + j] on every rank = in[j] of rank q
 };
 
 struct VerifyOptions {
   Expect expect = Expect::allreduce;
-  std::size_t count = 0;      // elements of the vector
+  std::size_t count = 0;      // allreduce: vector length; others: elements per rank
   bool require_order = true;  // check rank order (for algorithms without needs_commutative)
 };
 

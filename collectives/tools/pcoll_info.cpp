@@ -33,7 +33,8 @@ const char *kUsage =
     "                  [--set NAME=VALUE]... [--alpha S] [--beta S_PER_BYTE] [--gamma S_PER_BYTE]\n"
     "                  [--ranks-per-node N] [--show-rank R]\n"
     "       pcoll-info --select COLLECTIVE --ranks P --count N [--type T] [--set NAME=VALUE]...\n"
-    "T: double float int long char or a size in bytes (default double).\n";
+    "T: double float int long char or a size in bytes (default double).\n"
+    "N: elements (allreduce) or elements per rank (reduce_scatter_block, allgather).\n";
 
 [[noreturn]] void die(const std::string &msg) {
   std::cerr << "pcoll-info: " << msg << "\n" << kUsage;
@@ -182,6 +183,7 @@ int main(int argc, char **argv) {
   CallShape shape{coll, ranks, static_cast<std::size_t>(count), {}, true, false};
   shape.type.size = type_size(type);
   shape.type.contiguous = true;
+  shape.ranks_per_node = rpn;
   CostParams cost = cost_params(cfg);
   if (alpha_set) cost.alpha = alpha;
   if (beta_set) cost.beta = beta;
@@ -219,18 +221,29 @@ int main(int argc, char **argv) {
   std::string verdict = "not run (P > 64 or count > 10^6: shape only)";
   if (ranks <= 64 && count <= 1000000) {
     VerifyOptions vo;
+    vo.expect = coll == Collective::allreduce              ? Expect::allreduce
+                : coll == Collective::reduce_scatter_block ? Expect::reduce_scatter_block
+                                                           : Expect::allgather;
     vo.count = shape.count;
     vo.require_order = !algo->restrictions.needs_commutative;
     const std::string e = verify_schedule(s, vo);
-    verdict = e.empty() ? "correct: every element reduced exactly once from all ranks, all ranks "
-                          "bit-identical" +
-                              std::string(vo.require_order ? ", rank order kept" : "")
-                        : "WRONG: " + e;
+    const std::string what =
+        coll == Collective::allgather
+            ? "every rank holds every rank's block in place"
+            : "every output element is the reduction of the right element of all ranks, "
+              "each exactly once" +
+                  std::string(coll == Collective::allreduce ? ", bit-identical on all ranks" : "") +
+                  std::string(vo.require_order ? ", rank order kept" : "");
+    verdict = e.empty() ? "correct (symbolic execution): " + what : "WRONG: " + e;
   }
   std::printf("plan %s/%s  P=%d  count=%lld x %zu B = %s\n", collective_name(coll), algo->name,
               ranks, count, shape.type.size, human_bytes(bytes).c_str());
   for (const auto &p : req.params)
-    std::printf("  parameter %s = %lld\n", p.first.c_str(), p.second);
+    std::printf("  parameter %s = %s\n", p.first.c_str(),
+                p.second == kAuto ? "auto" : std::to_string(p.second).c_str());
+  if (algo->explain) std::printf("  resolved               %s\n", algo->explain(req).c_str());
+  if (const std::string why = restriction_failure(*algo, shape, cfg); !why.empty())
+    std::printf("  restriction            %s: a real call falls back to vendor\n", why.c_str());
   std::printf("  verification           %s\n", verdict.c_str());
   std::printf("  rounds (critical path) %.0f\n", L.rounds);
   std::printf("  messages (crit. path)  %.0f\n", L.messages);

@@ -3,6 +3,8 @@
 
 #include <mpi.h>
 
+#include <pcoll/pcoll.hpp>
+
 #include <catch2/catch.hpp>
 #include <string>
 #include <utility>
@@ -51,8 +53,33 @@ inline std::vector<Variant> allreduce_variants() {
       {"ring", {{"allreduce", "ring"}}},
       {"ring segment 64 B", {{"allreduce", "ring"}, {"ring_segment", "64"}}},
       {"rabenseifner", {{"allreduce", "rabenseifner"}}},
+      {"chiara", {{"allreduce", "chiara"}}},
+      {"chiara 2 ranks per node k_RS 3",
+       {{"allreduce", "chiara"}, {"ranks_per_node", "2"}, {"chiara_krs", "3"}}},
+      {"chiara k_AG 3", {{"allreduce", "chiara"}, {"chiara_kag", "3"}}},
+      {"chiara_composed", {{"allreduce", "chiara_composed"}}},
       {"auto", {{"allreduce", "auto"}}},
   };
 }
+
+// Applies a list of parameter overrides to a communicator for the lifetime of the object.
+class Overrides {
+ public:
+  Overrides(MPI_Comm comm, const std::vector<std::pair<std::string, std::string>> &set) {
+    for (const auto &s : set)
+      guards_.emplace_back(new pcoll::ScopedConfig(comm, s.first, s.second));
+  }
+  ~Overrides() {
+    while (!guards_.empty()) {  // pop in reverse order of the pushes
+      delete guards_.back();
+      guards_.pop_back();
+    }
+  }
+  Overrides(const Overrides &) = delete;
+  Overrides &operator=(const Overrides &) = delete;
+
+ private:
+  std::vector<pcoll::ScopedConfig *> guards_;
+};
 
 }  // namespace pcoll_test

@@ -44,9 +44,11 @@ TEST_CASE("restrictions: non-commutative ops never reach ring", "[select]") {
   CallShape s{Collective::allreduce, 4, 100, {}, false, false};
   s.type.size = 8;
   s.type.contiguous = true;
-  REQUIRE_FALSE(restriction_failure(*find_algorithm(Collective::allreduce, "ring"), s).empty());
-  REQUIRE(restriction_failure(*find_algorithm(Collective::allreduce, "rabenseifner"), s).empty());
   Config cfg = load_config();
+  REQUIRE_FALSE(
+      restriction_failure(*find_algorithm(Collective::allreduce, "ring"), s, cfg).empty());
+  REQUIRE(
+      restriction_failure(*find_algorithm(Collective::allreduce, "rabenseifner"), s, cfg).empty());
   for (int P : {2, 3, 8, 64})
     for (std::size_t n : {1, 1000, 1000000}) {
       s.size = P;
@@ -55,5 +57,6 @@ TEST_CASE("restrictions: non-commutative ops never reach ring", "[select]") {
       REQUIRE_FALSE(a->restrictions.needs_commutative);
     }
   s.type.contiguous = false;
-  REQUIRE_FALSE(restriction_failure(*find_algorithm(Collective::allreduce, "naive"), s).empty());
+  REQUIRE_FALSE(
+      restriction_failure(*find_algorithm(Collective::allreduce, "naive"), s, cfg).empty());
 }

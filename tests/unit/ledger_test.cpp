@@ -78,14 +78,21 @@ TEST_CASE("binary tree above the flat threshold: 2 log2 P (alpha + beta M)", "[l
 }
 
 TEST_CASE("each algorithm's declared closed form agrees with its plan", "[ledger]") {
+  // CHiArA's model is an estimate (model_exact = false); the others reproduce the ledger.
   const CostParams c{2e-6, 3e-10, 1e-10};
   for (const AlgorithmInfo *a : algorithms_of(Collective::allreduce)) {
     if (a->is_vendor()) continue;
     for (int P : {1, 2, 4, 8, 16, 32, 64}) {
       for (std::size_t count : {64, 4096, 65536}) {
         INFO(a->name << " P=" << P << " count=" << count);
-        CHECK(ledger_of(a->name, P, count, c).model_time ==
-              Approx(model_of(a->name, P, count, c)).epsilon(1e-9));
+        const double planned = ledger_of(a->name, P, count, c).model_time;
+        const double closed = model_of(a->name, P, count, c);
+        if (a->model_exact) {
+          CHECK(planned == Approx(closed).epsilon(1e-9));
+        } else {  // an estimate used by `auto`: it must stay within a factor of two
+          CHECK(planned <= 2 * closed);
+          CHECK(closed <= 2 * planned);
+        }
       }
     }
   }

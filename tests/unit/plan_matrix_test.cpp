@@ -20,6 +20,7 @@ namespace {
 struct Variant {
   std::string algo;
   std::vector<std::pair<std::string, std::string>> set;
+  Collective coll = Collective::allreduce;
 };
 
 std::vector<Variant> variants() {
@@ -29,6 +30,13 @@ std::vector<Variant> variants() {
       v.push_back({"tree", {{"tree_arity", arity}, {"tree_flat_below", flat}}});
   for (const char *seg : {"0", "8", "24", "1000", "64k"})
     v.push_back({"ring", {{"ring_segment", seg}}});
+  // CHiArA with its default parameters (the parameter sweep is in chiara_test.cpp).
+  v.push_back({"chiara", {}});
+  v.push_back({"chiara_composed", {}});
+  for (const char *a : {"ring", "recursive_halving", "chiara"})
+    v.push_back({a, {}, Collective::reduce_scatter_block});
+  for (const char *a : {"ring", "recursive_doubling", "chiara"})
+    v.push_back({a, {}, Collective::allgather});
   return v;
 }
 
@@ -39,33 +47,49 @@ std::vector<std::size_t> counts_for(int P) {
   return c;
 }
 
-std::string check(const Variant &v, int P, std::size_t count, std::size_t type_size) {
+}  // namespace
+
+// Also used by chiara_test.cpp.
+std::string check_variant(Collective coll, const std::string &algo_name,
+                          const std::vector<std::pair<std::string, std::string>> &set, int P,
+                          std::size_t count, std::size_t type_size, int ranks_per_node) {
   Config cfg = load_config();
   std::vector<std::pair<int, std::string>> ov;
-  for (const auto &s : v.set) ov.emplace_back(param_index(s.first), s.second);
+  for (const auto &s : set) ov.emplace_back(param_index(s.first), s.second);
   cfg = with_overrides(cfg, ov);
-  const AlgorithmInfo *algo = find_algorithm(Collective::allreduce, v.algo);
-  CallShape shape{Collective::allreduce, P, count, {}, true, false};
+  const AlgorithmInfo *algo = find_algorithm(coll, algo_name);
+  if (algo == nullptr) return "no algorithm " + algo_name;
+  CallShape shape{coll, P, count, {}, true, false};
   shape.type.size = type_size;
   shape.type.contiguous = true;
+  shape.ranks_per_node = ranks_per_node;
   const Schedule s = make_schedule(build_all(*algo, plan_request(*algo, cfg, 0, shape)));
   VerifyOptions opt;
+  opt.expect = coll == Collective::allreduce              ? Expect::allreduce
+               : coll == Collective::reduce_scatter_block ? Expect::reduce_scatter_block
+                                                          : Expect::allgather;
   opt.count = count;
   opt.require_order = !algo->restrictions.needs_commutative;
   return verify_schedule(s, opt);
 }
 
+namespace {
+
+std::string check(const Variant &v, int P, std::size_t count, std::size_t type_size) {
+  return check_variant(v.coll, v.algo, v.set, P, count, type_size, 0);
+}
+
 }  // namespace
 
-TEST_CASE("every allreduce plan is correct for P = 1..64 and odd counts", "[plan][allreduce]") {
+TEST_CASE("every plan is correct for P = 1..64 and odd counts", "[plan]") {
   for (const Variant &v : variants()) {
-    std::string label = v.algo;
+    std::string label = std::string(collective_name(v.coll)) + "/" + v.algo;
     for (const auto &s : v.set) label += " " + s.first + "=" + s.second;
     for (int P = 1; P <= 64; ++P) {
       for (std::size_t count : counts_for(P)) {
         // One-element segments of a 10^5 vector are 10^5 messages per step: a shape nobody runs,
         // and minutes of symbolic execution. Tiny segments are checked on counts up to 97.
-        if (v.algo == "ring" && count > 1000) {
+        if (v.algo == "ring" && count > 1000 && !v.set.empty()) {
           const long long seg =
               parse_integer(param_table()[param_index("ring_segment")], v.set[0].second);
           if (seg > 0 && seg < 1000) continue;
@@ -91,13 +115,13 @@ TEST_CASE("ring segments are cut in bytes of the element size", "[plan][allreduc
 TEST_CASE("large P: plans pair up and cannot deadlock", "[plan][allreduce]") {
   for (int P : {256, 1000, 1024}) {
     for (const Variant &v : variants()) {
-      if (v.algo == "ring" && v.set[0].second != "0") continue;
-      const AlgorithmInfo *algo = find_algorithm(Collective::allreduce, v.algo);
+      if (v.algo == "ring" && !v.set.empty() && v.set[0].second != "0") continue;
+      const AlgorithmInfo *algo = find_algorithm(v.coll, v.algo);
       Config cfg = load_config();
       std::vector<std::pair<int, std::string>> ov;
       for (const auto &s : v.set) ov.emplace_back(param_index(s.first), s.second);
       cfg = with_overrides(cfg, ov);
-      CallShape shape{Collective::allreduce, P, 4096, {}, true, false};
+      CallShape shape{v.coll, P, 4096, {}, true, false};
       shape.type.size = 8;
       shape.type.contiguous = true;
       const Schedule s = make_schedule(build_all(*algo, plan_request(*algo, cfg, 0, shape)));

@@ -3,8 +3,10 @@
  * Every collective has exactly the signature and semantics of its MPI counterpart (MPI 4.1,
  * chapter 6) and returns MPI error codes, after invoking the communicator's error handler.
  * Which algorithm serves a call is chosen at run time: PCOLL_ALLREDUCE=vendor|naive|tree|
- * recursive_doubling|ring|rabenseifner|auto (see `pcoll-info` for every parameter), or per
- * communicator with PCOLL_Config_push / pcoll::ScopedConfig. */
+ * recursive_doubling|ring|rabenseifner|chiara|chiara_composed|auto,
+ * PCOLL_REDUCE_SCATTER_BLOCK=vendor|ring|recursive_halving|chiara|auto,
+ * PCOLL_ALLGATHER=vendor|ring|recursive_doubling|chiara|auto (see `pcoll-info` for every
+ * parameter), or per communicator with PCOLL_Config_push / pcoll::ScopedConfig. */
 #ifndef PCOLL_PCOLL_H
 #define PCOLL_PCOLL_H
 
@@ -23,6 +25,12 @@ const char *PCOLL_Version(void);
 
 int PCOLL_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm);
+
+int PCOLL_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+
+int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 
 /* Overrides parameter `name` (as listed by pcoll-info, e.g. "allreduce", "tree_arity") for calls
  * on `comm` until the matching PCOLL_Config_pop. Every rank of comm must push the same values

@@ -22,24 +22,24 @@ int PowerOfTwoFold::log2_pof2() const {
   return l;
 }
 
-void PowerOfTwoFold::fold(Plan &plan, int rank, std::size_t count, int phase) const {
-  if (rank >= 2 * rem || count == 0) return;
+void PowerOfTwoFold::fold(Plan &plan, int rank, Range work, Range scratch, int phase) const {
+  if (rank >= 2 * rem || work.len == 0) return;
   Round &r = plan.new_round(phase);
   if (rank % 2 == 0) {
-    add_send(r, rank + 1, out_range(0, count));
+    add_send(r, rank + 1, work);
   } else {
-    const int rv = add_recv(r, rank - 1, tmp_range(0, count));
-    add_reduce(r, tmp_range(0, count), out_range(0, count), /*src_is_left=*/true, rv);
+    const int rv = add_recv(r, rank - 1, scratch);
+    add_reduce(r, scratch, work, /*src_is_left=*/true, rv);
   }
 }
 
-void PowerOfTwoFold::unfold(Plan &plan, int rank, std::size_t count, int phase) const {
-  if (rank >= 2 * rem || count == 0) return;
+void PowerOfTwoFold::unfold(Plan &plan, int rank, Range result, int phase) const {
+  if (rank >= 2 * rem || result.len == 0) return;
   Round &r = plan.new_round(phase);
   if (rank % 2 == 0)
-    add_recv(r, rank + 1, out_range(0, count));
+    add_recv(r, rank + 1, result);
   else
-    add_send(r, rank - 1, out_range(0, count));
+    add_send(r, rank - 1, result);
 }
 
 }  // namespace pcoll

@@ -21,10 +21,11 @@ struct PowerOfTwoFold {
   int new_rank(int rank) const;
   int real_rank(int new_rank) const;
   int log2_pof2() const;
-  // Appends the fold round (send or receive+reduce of out[0:count)) for `rank`, phase `phase`.
-  void fold(Plan &plan, int rank, std::size_t count, int phase) const;
-  // Appends the unfold round (result back to the even partner).
-  void unfold(Plan &plan, int rank, std::size_t count, int phase) const;
+  // Appends the fold round for `rank`: the even rank sends `work`, the odd one receives it into
+  // `scratch` (same length) and reduces it into `work`.
+  void fold(Plan &plan, int rank, Range work, Range scratch, int phase) const;
+  // Appends the unfold round: the odd rank sends `result` back, the even one receives it there.
+  void unfold(Plan &plan, int rank, Range result, int phase) const;
 };
 
 }  // namespace pcoll

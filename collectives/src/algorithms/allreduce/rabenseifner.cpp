@@ -29,7 +29,7 @@ Plan build(const PlanRequest &req) {
   if (req.size == 1 || n == 0) return plan;
   plan.tmp_elems = n;
   const PowerOfTwoFold f(req.size);
-  f.fold(plan, req.rank, n, fold_ph);
+  f.fold(plan, req.rank, out_range(0, n), tmp_range(0, n), fold_ph);
   const int nr = f.new_rank(req.rank);
   if (nr >= 0) {
     const BlockSplit blocks{n, static_cast<std::size_t>(f.pof2)};
@@ -71,7 +71,7 @@ Plan build(const PlanRequest &req) {
       hi = parent.second;
     }
   }
-  f.unfold(plan, req.rank, n, unfold_ph);
+  f.unfold(plan, req.rank, out_range(0, n), unfold_ph);
   return plan;
 }
 

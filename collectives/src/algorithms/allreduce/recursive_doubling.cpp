@@ -25,7 +25,7 @@ Plan build(const PlanRequest &req) {
   if (req.size == 1 || n == 0) return plan;
   plan.tmp_elems = n;
   const PowerOfTwoFold f(req.size);
-  f.fold(plan, req.rank, n, fold_ph);
+  f.fold(plan, req.rank, out_range(0, n), tmp_range(0, n), fold_ph);
   const int nr = f.new_rank(req.rank);
   if (nr >= 0) {
     for (int mask = 1; mask < f.pof2; mask <<= 1) {
@@ -36,7 +36,7 @@ Plan build(const PlanRequest &req) {
       add_reduce(r, tmp_range(0, n), out_range(0, n), /*src_is_left=*/partner < req.rank, rv);
     }
   }
-  f.unfold(plan, req.rank, n, unfold_ph);
+  f.unfold(plan, req.rank, out_range(0, n), unfold_ph);
   return plan;
 }
 

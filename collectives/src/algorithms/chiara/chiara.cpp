@@ -1,0 +1,339 @@
+#include "chiara.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "../../config.hpp"
+
+namespace pcoll {
+
+namespace {
+
+// Largest power of k not above b, and its exponent.
+std::pair<int, int> largest_power(int k, int b) {
+  int p = 1, e = 0;
+  while (static_cast<long long>(p) * k <= b) p *= k, ++e;
+  return {p, e};
+}
+
+// Effective radix: a radix above b behaves like b (one round among all ranks).
+int radix(int k, int b) {
+  return std::max(2, std::min(k, b));
+}
+
+std::size_t claim(ChiaraBuffers &buf, std::size_t &cursor, std::size_t len) {
+  const std::size_t at = cursor;
+  cursor += len;
+  buf.scratch_max = std::max(buf.scratch_max, cursor);
+  return buf.scratch_base + at;
+}
+
+}  // namespace
+
+std::pair<std::size_t, std::size_t> ChiaraShape::lanes(int t, int j0, int j1) const {
+  const int d0 = std::min(t * b + j0, B), d1 = std::min(t * b + j1, B);
+  return {blocks.offset(static_cast<std::size_t>(d0)), blocks.offset(static_cast<std::size_t>(d1))};
+}
+
+std::pair<std::size_t, std::size_t> ChiaraShape::block(int d) const {
+  return {blocks.offset(static_cast<std::size_t>(d)),
+          blocks.offset(static_cast<std::size_t>(d + 1))};
+}
+
+std::pair<std::size_t, std::size_t> ChiaraShape::segment(int r) const {
+  const auto [lo, hi] = block(batch(r));
+  const BlockSplit seg{hi - lo, static_cast<std::size_t>(b)};
+  const auto j = static_cast<std::size_t>(lane(r));
+  return {lo + seg.offset(j), lo + seg.offset(j) + seg.length(j)};
+}
+
+int chiara_batch_rule(int P, int b_max, std::string *note) {
+  const double root = std::sqrt(static_cast<double>(P));
+  int best = 1;
+  for (int d = 1; d <= P; ++d) {
+    if (P % d != 0 || d > b_max) continue;
+    const double dist = std::fabs(d - root), best_dist = std::fabs(best - root);
+    if (dist < best_dist || (dist == best_dist && d > best)) best = d;
+  }
+  if (best == 1 && P > 1) {
+    std::ostringstream os;
+    os << "P=" << P << " has no divisor in [2, b_max=" << b_max
+       << "]: the paper's rule gives b=1 (P stages of lane operations); using one batch of all "
+       << P << " ranks instead (b=P: intra-batch phases only";
+    if (P > b_max) os << ", crossing node boundaries";
+    os << ")";
+    if (note) *note = os.str();
+    return P;
+  }
+  return best;
+}
+
+ChiaraShape chiara_shape(const PlanRequest &req, std::size_t m) {
+  ChiaraShape s;
+  s.P = req.size;
+  s.m = m;
+  const long long bmax = req.param("chiara_bmax");
+  s.b_max = bmax != kAuto ? static_cast<int>(bmax)
+                          : (req.ranks_per_node > 0 ? req.ranks_per_node : req.size);
+  const long long b = req.param("chiara_batch");
+  s.b = b != kAuto ? static_cast<int>(b) : chiara_batch_rule(s.P, s.b_max, &s.note);
+  if (s.b < 1 || s.P % s.b != 0) s.b = 1;  // chiara_check reports this; keep the shape sane
+  s.B = s.P / s.b;
+  s.I = (s.B + s.b - 1) / s.b;
+  s.blocks = BlockSplit{m, static_cast<std::size_t>(s.B)};
+  s.k_rs = static_cast<int>(req.param("chiara_krs"));
+  const long long kag = req.param("chiara_kag");
+  if (kag != kAuto) {
+    s.k_ag = static_cast<int>(kag);
+  } else {
+    // Paper Sec. V-B: about sqrt(b) for small per-rank segments, close to b-1 for larger ones.
+    const double seg_bytes = double(m * req.type_size) / double(s.P);
+    const bool small = seg_bytes < double(req.param("chiara_kag_crossover"));
+    s.k_ag = small ? static_cast<int>(std::lround(std::sqrt(double(s.b)))) : s.b - 1;
+    s.k_ag = std::max(2, s.k_ag);
+  }
+  return s;
+}
+
+std::string chiara_check(const PlanRequest &req) {
+  const long long b = req.param("chiara_batch");
+  if (b != kAuto && req.size % b != 0) {
+    std::ostringstream os;
+    os << "PCOLL_CHIARA_BATCH=" << b << " does not divide P=" << req.size
+       << " (CHiArA needs P = B*b)";
+    return os.str();
+  }
+  return {};
+}
+
+std::string chiara_warning(const PlanRequest &req) {
+  return chiara_shape(req, 0).note;
+}
+
+std::string chiara_explain(const ChiaraShape &s) {
+  std::ostringstream os;
+  os << "b=" << s.b << " B=" << s.B << " I=" << s.I << " k_RS=" << s.k_rs << " k_AG=" << s.k_ag
+     << " (b_max=" << s.b_max << ")";
+  if (!s.note.empty()) os << "; " << s.note;
+  return os.str();
+}
+
+// ---- Phase I: intra-batch radix-k_RS reduce-scatter (Algorithm 1) ------------------------------
+void chiara_intra_rs(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf) {
+  if (s.b == 1) return;
+  const int ph = plan.phase_index("intra_rs");
+  const int k = radix(s.k_rs, s.b);
+  const auto [p, levels] = largest_power(k, s.b);
+  const int x = s.batch(r), i = s.lane(r);
+  // Participant q is responsible for the blocks of lanes q, q+p, q+2p, ... ("slots").
+  auto slot_pieces = [&](int t, int q0, int q1) {  // element ranges of slots [q0, q1)
+    std::vector<std::pair<std::size_t, std::size_t>> v;
+    for (int row = 0; row * p < s.b; ++row) {
+      const auto e = s.lanes(t, std::min(row * p + q0, s.b), std::min(row * p + q1, s.b));
+      if (e.second > e.first) v.push_back(e);
+    }
+    return v;
+  };
+  for (int t = 0; t < s.I; ++t) {
+    const auto stage = s.lanes(t, 0, s.b);
+    if (stage.second == stage.first) continue;
+    if (p < s.b) {  // fold the lanes beyond the largest power of k into the participants
+      Round &rd = plan.new_round(ph);
+      std::size_t cursor = 0;
+      if (i >= p) {
+        add_send(rd, s.rank_of(x, (i - p) % p), buf.work_range(stage.first, stage.second));
+      } else {
+        for (int e = p + i; e < s.b; e += p) {
+          const Range slot =
+              tmp_range(claim(buf, cursor, stage.second - stage.first), stage.second - stage.first);
+          const int rv = add_recv(rd, s.rank_of(x, e), slot);
+          add_reduce(rd, slot, buf.work_range(stage.first, stage.second), false, rv);
+        }
+      }
+    }
+    if (i < p) {  // recursive exchange among the p participants, most significant digit first
+      int lo = 0, hi = p;
+      for (int l = 0; l < levels; ++l) {
+        const int sub = (hi - lo) / k, mine = (i - lo) / sub;
+        Round &rd = plan.new_round(ph);
+        std::size_t cursor = 0;
+        for (int w = 0; w < k; ++w) {
+          if (w == mine) continue;
+          const int peer = s.rank_of(x, i + (w - mine) * sub);
+          for (const auto &e : slot_pieces(t, lo + w * sub, lo + (w + 1) * sub))
+            add_send(rd, peer, buf.work_range(e.first, e.second));
+          for (const auto &e : slot_pieces(t, lo + mine * sub, lo + (mine + 1) * sub)) {
+            const Range slot =
+                tmp_range(claim(buf, cursor, e.second - e.first), e.second - e.first);
+            const int rv = add_recv(rd, peer, slot);
+            add_reduce(rd, slot, buf.work_range(e.first, e.second), w < mine, rv);
+          }
+        }
+        lo += mine * sub;
+        hi = lo + sub;
+      }
+    }
+    if (p < s.b) {  // unfold: each folded lane gets its reduced block back
+      Round &rd = plan.new_round(ph);
+      if (i >= p) {
+        const auto e = s.lanes(t, i, i + 1);
+        add_recv(rd, s.rank_of(x, (i - p) % p), buf.work_range(e.first, e.second));
+      } else {
+        for (int e = p + i; e < s.b; e += p) {
+          const auto blk = s.lanes(t, e, e + 1);
+          add_send(rd, s.rank_of(x, e), buf.work_range(blk.first, blk.second));
+        }
+      }
+    }
+  }
+}
+
+// ---- Phase II: LaneOp (Algorithm 2) -------------------------------------------------------------
+void chiara_lane_reduce(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf) {
+  if (s.B == 1) return;
+  const int ph = plan.phase_index("lane_reduce");
+  const int x = s.batch(r), i = s.lane(r);
+  for (int t = 0; t < s.I; ++t) {
+    const int d = t * s.b + i;  // also the root batch rho
+    if (d >= s.B) continue;
+    const auto blk = s.block(d);
+    const std::size_t len = blk.second - blk.first;
+    if (len == 0) continue;
+    Round &rd = plan.new_round(ph);
+    if (x == d) {
+      std::size_t cursor = 0;
+      for (int y = 0; y < s.B; ++y) {
+        if (y == x) continue;
+        const Range slot = tmp_range(claim(buf, cursor, len), len);
+        const int rv = add_recv(rd, s.rank_of(y, i), slot);
+        add_reduce(rd, slot, buf.work_range(blk.first, blk.second), y < x, rv);
+      }
+    } else {
+      add_send(rd, s.rank_of(d, i), buf.work_range(blk.first, blk.second));
+    }
+  }
+}
+
+void chiara_lane_bcast(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf) {
+  if (s.B == 1) return;
+  const int ph = plan.phase_index("lane_bcast");
+  const int x = s.batch(r), i = s.lane(r);
+  for (int t = 0; t < s.I; ++t) {
+    const int d = t * s.b + i;
+    if (d >= s.B) continue;
+    const auto blk = s.block(d);
+    if (blk.second == blk.first) continue;
+    Round &rd = plan.new_round(ph);
+    const Range v = buf.work_range(blk.first, blk.second);
+    if (x == d) {
+      for (int y = 0; y < s.B; ++y)
+        if (y != x) add_send(rd, s.rank_of(y, i), v);
+    } else {
+      add_recv(rd, s.rank_of(d, i), v);
+    }
+  }
+}
+
+// ---- Phase III: intra-batch radix-k_AG allgather (Algorithm 3) ----------------------------------
+void chiara_intra_ag(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf) {
+  if (s.b == 1) return;
+  const int ph = plan.phase_index("intra_ag");
+  const int k = radix(s.k_ag, s.b);
+  const int x = s.batch(r), i = s.lane(r);
+  // Lanes [a, a + n) taken modulo b, as element ranges of stage t (at most two pieces).
+  auto cyclic = [&](int t, int a, int n) {
+    std::vector<std::pair<std::size_t, std::size_t>> v;
+    a %= s.b;
+    const int first = std::min(n, s.b - a);
+    v.push_back(s.lanes(t, a, a + first));
+    if (n > first) v.push_back(s.lanes(t, 0, n - first));
+    return v;
+  };
+  for (int t = 0; t < s.I; ++t) {
+    const auto stage = s.lanes(t, 0, s.b);
+    if (stage.second == stage.first) continue;
+    for (int dist = 1; dist < s.b; dist *= k) {
+      Round &rd = plan.new_round(ph);
+      // Hold lanes [i, i + dist); get [i + j*dist, +cnt) from lane i + j*dist, j = 1..k-1,
+      // clipped so that no lane arrives twice.
+      for (int j = 1; j < k && j * dist < s.b; ++j) {
+        const int cnt = std::min(dist, s.b - j * dist);
+        const int to = s.rank_of(x, ((i - j * dist) % s.b + s.b) % s.b);
+        const int from = s.rank_of(x, (i + j * dist) % s.b);
+        for (const auto &e : cyclic(t, i, cnt)) add_send(rd, to, buf.work_range(e.first, e.second));
+        for (const auto &e : cyclic(t, i + j * dist, cnt))
+          add_recv(rd, from, buf.work_range(e.first, e.second));
+      }
+      if (static_cast<long long>(dist) * k >= s.b) break;
+    }
+  }
+}
+
+// ---- standalone reduce-scatter / allgather boundary phases --------------------------------------
+void chiara_redistribute(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, Range dst) {
+  const int ph = plan.phase_index("intra_redistribute");
+  const int x = s.batch(r), i = s.lane(r);
+  const int root_lane = x % s.b;  // block x is reduced at rank x*b + (x mod b)
+  Round &rd = plan.new_round(ph);
+  const auto mine = s.segment(r);
+  if (i == root_lane) {
+    for (int j = 0; j < s.b; ++j) {
+      if (j == i) continue;
+      const auto seg = s.segment(s.rank_of(x, j));
+      add_send(rd, s.rank_of(x, j), buf.work_range(seg.first, seg.second));
+    }
+    const Range src = buf.work_range(mine.first, mine.second);
+    if (src.buf != dst.buf || src.off != dst.off) add_copy(rd, src, dst);
+  } else {
+    add_recv(rd, s.rank_of(x, root_lane), dst);
+  }
+  if (rd.sends.empty() && rd.recvs.empty() && rd.ops.empty()) plan.rounds.pop_back();
+}
+
+void chiara_align(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, Range src) {
+  const int ph = plan.phase_index("intra_align");
+  const int x = s.batch(r), i = s.lane(r);
+  const int root_lane = x % s.b;
+  Round &rd = plan.new_round(ph);
+  const auto mine = s.segment(r);
+  if (i == root_lane) {
+    for (int j = 0; j < s.b; ++j) {
+      if (j == i) continue;
+      const auto seg = s.segment(s.rank_of(x, j));
+      add_recv(rd, s.rank_of(x, j), buf.work_range(seg.first, seg.second));
+    }
+    const Range dst = buf.work_range(mine.first, mine.second);
+    if (src.buf != dst.buf || src.off != dst.off) add_copy(rd, src, dst);
+  } else {
+    add_send(rd, s.rank_of(x, root_lane), src);
+  }
+  if (rd.sends.empty() && rd.recvs.empty() && rd.ops.empty()) plan.rounds.pop_back();
+}
+
+double chiara_model(const ChiaraShape &s, std::size_t ts, const CostParams &c, bool composed) {
+  const double blk = double(s.m * ts) / double(s.B);  // bytes per block
+  double t_total = 0;
+  for (int t = 0; t < s.I; ++t) {
+    const double stage = blk * s.active(t);
+    if (s.b > 1) {
+      const int k = radix(s.k_rs, s.b);
+      const auto [p, levels] = largest_power(k, s.b);
+      double part = stage;
+      if (p < s.b) t_total += 2 * c.alpha + c.beta * (stage + blk) + c.gamma * stage;
+      for (int l = 0; l < levels; ++l) {
+        part /= k;
+        t_total += (k - 1) * (c.alpha + c.beta * part) + (k - 1) * c.gamma * part;
+      }
+      const int kg = radix(s.k_ag, s.b);
+      for (long long dist = 1; dist < s.b; dist *= kg)
+        for (long long j = 1; j < kg && j * dist < s.b; ++j)  // clipped like the plan
+          t_total += c.alpha + c.beta * blk * double(std::min<long long>(dist, s.b - j * dist));
+    }
+    if (s.B > 1) t_total += 2 * (s.B - 1) * (c.alpha + c.beta * blk) + (s.B - 1) * c.gamma * blk;
+  }
+  if (composed && s.b > 1) t_total += 2 * (s.b - 1) * (c.alpha + c.beta * blk / s.b);
+  return t_total;
+}
+
+}  // namespace pcoll

@@ -1,0 +1,66 @@
+// chiara: CHiArA's standalone hierarchical reduce-scatter (seed paper 002, Sec. IV-A, Fig. 3):
+// intra-batch reduce-scatter (Algorithm 1), lane reduce to the rotating roots (Algorithm 2), and
+// the intra-batch redistribution that hands each rank of batch x its segment of block x. With
+// m = P * recvcount every CHiArA block holds exactly the b output blocks of its batch.
+//
+// Restrictions: commutative op; PCOLL_CHIARA_BATCH, when set, must divide P.
+// Cost: Phases I and II-a of chiara (allreduce) plus one round of b-1 segment messages.
+// Temporary: the input vector (P * recvcount) plus the receive space of chiara.
+#include "../chiara/chiara.hpp"
+#include "../../registry.hpp"
+#include "../common.hpp"
+
+namespace pcoll {
+namespace {
+
+Plan build(const PlanRequest &req) {
+  Plan plan;
+  for (const char *ph : {"intra_rs", "lane_reduce", "intra_redistribute"}) plan.phase_index(ph);
+  const std::size_t n = req.count, m = n * static_cast<std::size_t>(req.size);
+  if (n == 0) return plan;
+  if (req.size == 1) {
+    add_copy(local_round(plan, 0), in_range(0, n), out_range(0, n));
+    return plan;
+  }
+  const ChiaraShape s = chiara_shape(req, m);
+  ChiaraBuffers buf;
+  buf.work = Buf::tmp;
+  buf.scratch_base = m;
+  add_copy(local_round(plan, 0), in_range(0, m), tmp_range(0, m));
+  chiara_intra_rs(plan, s, req.rank, buf);
+  chiara_lane_reduce(plan, s, req.rank, buf);
+  chiara_redistribute(plan, s, req.rank, buf, out_range(0, n));
+  plan.tmp_elems = buf.scratch_base + buf.scratch_max;
+  return plan;
+}
+
+double model(const PlanRequest &req, const CostParams &c) {
+  ChiaraShape s = chiara_shape(req, req.count * static_cast<std::size_t>(req.size));
+  return chiara_model(s, req.type_size, c, false) / 2;  // roughly the reduce-scatter half
+}
+
+std::string explain(const PlanRequest &req) {
+  return chiara_explain(chiara_shape(req, req.count * static_cast<std::size_t>(req.size)));
+}
+
+}  // namespace
+
+const AlgorithmInfo &chiara_reduce_scatter_block_info() {
+  static const AlgorithmInfo info{Collective::reduce_scatter_block,
+                                  "chiara",
+                                  "CHiArA hierarchical reduce-scatter: intra-batch reduce-scatter, "
+                                  "lane reduce, intra-batch redistribution",
+                                  "Configurable and Hierarchical Allreduce, Sec. IV-A",
+                                  {/*needs_commutative=*/true},
+                                  chiara_params(),
+                                  build,
+                                  model,
+                                  chiara_check,
+                                  explain,
+                                  /*model_exact=*/false,
+                                  /*auto_candidate=*/true,
+                                  chiara_warning};
+  return info;
+}
+
+}  // namespace pcoll
