@@ -1,0 +1,213 @@
+// The trace recorder and writer: phases sum to no more than the call, clock offsets, bounded
+// memory (summaries past trace_max_calls, and the file says so), application phases, and a file
+// written at P ranks read back with the HDF5 C API in the documented layout.
+#include <hdf5.h>
+#include <mpi.h>
+#include <pcoll/trace.h>
+#include <pcoll/pcoll.hpp>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "trace/recorder.hpp"
+
+using pcoll::trace::recorder;
+
+namespace {
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_size() {
+  int p = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  return p;
+}
+
+std::string test_file(const char *stem) {
+  return std::string("trace_test_") + stem + "_np" + std::to_string(world_size()) + ".h5";
+}
+
+void some_calls(const std::vector<const char *> &algos, int n, int count) {
+  std::vector<double> in(static_cast<std::size_t>(count), 1.0), out(in.size());
+  for (int k = 0; k < n; ++k)
+    for (const char *a : algos) {
+      pcoll::ScopedConfig use(MPI_COMM_WORLD, "allreduce", a);
+      REQUIRE(PCOLL_Allreduce(in.data(), out.data(), count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) ==
+              MPI_SUCCESS);
+    }
+}
+
+long long read_attr_ll(hid_t obj, const char *name) {
+  long long v = -1;
+  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+  H5Aread(a, H5T_NATIVE_LLONG, &v);
+  H5Aclose(a);
+  return v;
+}
+
+hsize_t rows(hid_t file, const char *name) {
+  hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+  hid_t s = H5Dget_space(d);
+  hsize_t n = 0;
+  H5Sget_simple_extent_dims(s, &n, nullptr);
+  H5Sclose(s);
+  H5Dclose(d);
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("log histogram median estimate") {
+  pcoll::trace::LogHistogram h;
+  for (int i = 1; i <= 1001; ++i) h.add(i * 1e-6);  // median 501 us
+  CHECK(h.n() == 1001);
+  CHECK(h.min() == Approx(1e-6));
+  CHECK(h.max() == Approx(1001e-6));
+  CHECK(std::fabs(h.quantile(0.5) - 501e-6) / 501e-6 < 0.03);
+}
+
+TEST_CASE("recorder: calls, phases within the call, clock offsets, app phases") {
+  const std::string path = test_file("calls");
+  REQUIRE(PCOLL_Trace_start(path.c_str()) == MPI_SUCCESS);
+  REQUIRE(PCOLL_Trace_active() == 1);
+  const auto &r = recorder();
+  // Offsets: measured at start against MPI_COMM_WORLD rank 0.
+  REQUIRE(r.start_offset.measured);
+  if (world_rank() == 0) CHECK(r.start_offset.offset == 0.0);
+  if (world_rank() != 0) CHECK(r.start_offset.rtt > 0.0);
+  CHECK(std::isfinite(r.start_offset.offset));
+  // After a barrier, every rank's clock corrected by its offset agrees with rank 0's to within
+  // a generous bound (oversubscribed ranks may be descheduled).
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t = MPI_Wtime() - r.start_offset.offset, t0 = t;
+  MPI_Bcast(&t0, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  CHECK(std::fabs(t - t0) < 0.05);
+
+  REQUIRE(PCOLL_Trace_iteration_begin(7) == MPI_SUCCESS);
+  REQUIRE(PCOLL_Trace_phase_begin("compute") == MPI_SUCCESS);
+  REQUIRE(PCOLL_Trace_phase_end("compute") == MPI_SUCCESS);
+  CHECK(PCOLL_Trace_phase_end("never_opened") == MPI_ERR_ARG);
+  some_calls({"vendor", "ring", "rabenseifner", "tree"}, 3, 1000);
+  REQUIRE(PCOLL_Trace_record("io", 0.25) == MPI_SUCCESS);
+  REQUIRE(PCOLL_Trace_iteration_end() == MPI_SUCCESS);
+
+  REQUIRE(r.calls().size() == 12);
+  for (std::size_t i = 0; i < r.calls().size(); ++i) {
+    const auto &c = r.calls()[i];
+    CHECK(c.seq == i);
+    CHECK(c.comm_seq == i);
+    CHECK(c.iteration == 7);
+    CHECK(c.bytes == 8000);
+    CHECK(c.count == 1000);
+    CHECK(c.comm_size == world_size());
+    CHECK(c.comm_root == 0);
+    CHECK(r.names()[c.coll] == "allreduce");
+    double sum = 0;
+    for (std::uint32_t k = 0; k < c.nphases; ++k) sum += r.phases()[c.phase_first + k].seconds;
+    CHECK(sum <= c.t_exit - c.t_enter);
+    const std::string algo = r.names()[c.algo];
+    if (algo == "vendor") CHECK(c.nphases == 0);
+    if (algo == "ring" && world_size() > 1) CHECK(c.nphases == 2);
+  }
+  REQUIRE(r.app().size() == 3);  // compute, io, iteration
+  CHECK(r.names()[r.app()[0].name] == "compute");
+  CHECK(r.names()[r.app()[2].name] == "iteration");
+
+  REQUIRE(PCOLL_Trace_stop() == MPI_SUCCESS);
+  CHECK(PCOLL_Trace_active() == 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) {
+    CHECK(std::fopen((path + ".tmp").c_str(), "r") == nullptr);  // renamed, nothing left
+    hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    REQUIRE(f >= 0);
+    const hsize_t P = static_cast<hsize_t>(world_size());
+    CHECK(rows(f, "calls") == 12 * P);
+    CHECK(rows(f, "app") == 3 * P);
+    CHECK(rows(f, "clock") == P);
+    CHECK(rows(f, "summary") == 0);
+    hid_t run = H5Gopen2(f, "run", H5P_DEFAULT);
+    CHECK(read_attr_ll(run, "nranks") == world_size());
+    CHECK(read_attr_ll(run, "format_version") == 1);
+    CHECK(read_attr_ll(run, "complete") == 1);
+    CHECK(read_attr_ll(run, "per_call_records_complete") == 1);
+    CHECK(read_attr_ll(run, "calls_total") == static_cast<long long>(12 * P));
+    H5Gclose(run);
+    // The documented fields of /calls, read by name (HDF5 converts by member name).
+    struct Row {
+      int rank;
+      unsigned long long seq;
+      char algorithm[32];
+      double seconds, t_enter, t_exit;
+      unsigned long long phase_first;
+      unsigned nphases;
+    };
+    hid_t s32 = H5Tcopy(H5T_C_S1);
+    H5Tset_size(s32, 32);
+    hid_t row_t = H5Tcreate(H5T_COMPOUND, sizeof(Row));
+    H5Tinsert(row_t, "rank", HOFFSET(Row, rank), H5T_NATIVE_INT);
+    H5Tinsert(row_t, "seq", HOFFSET(Row, seq), H5T_NATIVE_ULLONG);
+    H5Tinsert(row_t, "algorithm", HOFFSET(Row, algorithm), s32);
+    H5Tinsert(row_t, "seconds", HOFFSET(Row, seconds), H5T_NATIVE_DOUBLE);
+    H5Tinsert(row_t, "t_enter", HOFFSET(Row, t_enter), H5T_NATIVE_DOUBLE);
+    H5Tinsert(row_t, "t_exit", HOFFSET(Row, t_exit), H5T_NATIVE_DOUBLE);
+    H5Tinsert(row_t, "phase_first", HOFFSET(Row, phase_first), H5T_NATIVE_ULLONG);
+    H5Tinsert(row_t, "nphases", HOFFSET(Row, nphases), H5T_NATIVE_UINT);
+    std::vector<Row> v(12 * P);
+    hid_t d = H5Dopen2(f, "calls", H5P_DEFAULT);
+    REQUIRE(H5Dread(d, row_t, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0);
+    H5Dclose(d);
+    for (hsize_t i = 0; i < v.size(); ++i) {
+      CHECK(v[i].rank == static_cast<int>(i / 12));
+      CHECK(v[i].seconds == Approx(v[i].t_exit - v[i].t_enter).margin(1e-9));
+      CHECK(v[i].phase_first + v[i].nphases <= rows(f, "phases"));
+    }
+    H5Tclose(row_t);
+    H5Tclose(s32);
+    H5Fclose(f);
+  }
+}
+
+TEST_CASE("bounded memory: summaries past trace_max_calls, and the file says so") {
+  const std::string path = test_file("bounded");
+  REQUIRE(PCOLL_Config_push(MPI_COMM_WORLD, "trace_max_calls", "5") == MPI_SUCCESS);
+  REQUIRE(PCOLL_Trace_start(path.c_str()) == MPI_SUCCESS);
+  REQUIRE(PCOLL_Config_pop(MPI_COMM_WORLD) == MPI_SUCCESS);
+  some_calls({"ring"}, 20, 64);
+  const auto &r = recorder();
+  CHECK(r.calls().size() == 5);
+  CHECK(r.calls_summarized() == 15);
+  std::uint64_t n_call = 0;
+  for (const auto &kv : r.summaries())
+    if (r.names()[std::get<4>(kv.first)] == "call") n_call += kv.second.n();
+  CHECK(n_call == 15);
+  REQUIRE(PCOLL_Trace_flush() == MPI_SUCCESS);  // a snapshot; recording goes on
+  CHECK(PCOLL_Trace_active() == 1);
+  REQUIRE(PCOLL_Trace_stop() == MPI_SUCCESS);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() == 0) {
+    hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    REQUIRE(f >= 0);
+    hid_t run = H5Gopen2(f, "run", H5P_DEFAULT);
+    CHECK(read_attr_ll(run, "per_call_records_complete") == 0);
+    CHECK(read_attr_ll(run, "calls_summarized") == 15 * world_size());
+    CHECK(read_attr_ll(run, "max_calls_per_rank") == 5);
+    H5Gclose(run);
+    CHECK(rows(f, "calls") == static_cast<hsize_t>(5 * world_size()));
+    CHECK(rows(f, "summary") > 0);
+    H5Fclose(f);
+  }
+}
+
+TEST_CASE("tracing off records nothing") {
+  CHECK(PCOLL_Trace_active() == 0);
+  some_calls({"ring"}, 2, 16);
+  CHECK(recorder().calls().empty());
+  CHECK(PCOLL_Trace_flush() == MPI_SUCCESS);  // no-ops when off
+  CHECK(PCOLL_Trace_phase_begin("x") == MPI_SUCCESS);
+}
