@@ -210,6 +210,17 @@ int PCOLL_Config_pop(MPI_Comm comm) {
   return rc == MPI_SUCCESS ? rc : fail(comm, rc, "PCOLL_Config_pop without a matching push");
 }
 
+const char *PCOLL_Algorithm_name(const char *collective, int index) {
+  if (collective == nullptr || index < 0) return nullptr;
+  for (Collective c : all_collectives()) {
+    if (std::strcmp(collective, collective_name(c)) != 0) continue;
+    const auto algos = algorithms_of(c);
+    return index < static_cast<int>(algos.size()) ? algos[static_cast<std::size_t>(index)]->name
+                                                  : nullptr;
+  }
+  return nullptr;
+}
+
 int PCOLL_Get_last_algorithm(MPI_Comm comm, const char **name) {
   int err = MPI_SUCCESS;
   Context *ctx = Context::get(comm, &err);

@@ -5,6 +5,7 @@
 #include <pcoll/pcoll.hpp>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -126,4 +127,15 @@ TEST_CASE("restrictions fall back to vendor, or fail with PCOLL_FALLBACK=error",
   MPI_Op_free(&strided_sum);
   MPI_Type_free(&strided);
   MPI_Comm_free(&c);
+}
+
+TEST_CASE("the algorithm list is available without MPI calls", "[api]") {
+  std::vector<std::string> names;
+  for (int i = 0; const char *n = PCOLL_Algorithm_name("allreduce", i); ++i) names.push_back(n);
+  REQUIRE(names.size() >= 8);
+  CHECK(names.front() == "vendor");
+  CHECK(std::find(names.begin(), names.end(), "chiara") != names.end());
+  CHECK(PCOLL_Algorithm_name("allgather", 0) != nullptr);
+  CHECK(PCOLL_Algorithm_name("no_such_collective", 0) == nullptr);
+  CHECK(PCOLL_Algorithm_name("allreduce", 1000) == nullptr);
 }

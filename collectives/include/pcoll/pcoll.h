@@ -39,6 +39,11 @@ int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 int PCOLL_Config_push(MPI_Comm comm, const char *name, const char *value);
 int PCOLL_Config_pop(MPI_Comm comm);
 
+/* The index-th algorithm of `collective` ("allreduce", "reduce_scatter_block", "allgather"),
+ * in pcoll-info's order, or NULL past the last one (or for an unknown collective). Makes no MPI
+ * call: usable before MPI_Init, e.g. to build a list of algorithms to compare. */
+const char *PCOLL_Algorithm_name(const char *collective, int index);
+
 /* The algorithm that served the last call on comm ("vendor" after a fallback), or "" if none.
  * The string stays valid until the next pcoll call on comm. */
 int PCOLL_Get_last_algorithm(MPI_Comm comm, const char **name);
