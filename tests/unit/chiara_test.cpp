@@ -126,6 +126,20 @@ TEST_CASE("chiara: the paper's batch rule", "[chiara]") {
   note.clear();
   CHECK(chiara_batch_rule(9, 9, &note) == 3);
   CHECK(note.empty());
+  // The rule would give b = 1: the smallest divisor >= 2 instead, with a note that says why.
+  CHECK(chiara_batch_rule(2, 2, &note) == 2);
+  CHECK(note.find("one batch of all 2 ranks") != std::string::npos);
+  note.clear();
+  CHECK(chiara_batch_rule(6, 6, &note) == 2);
+  CHECK(note.empty());
+  CHECK(chiara_batch_rule(10, 1, &note) == 10);  // b_max = 1: no divisor allowed at all
+  note.clear();
+  CHECK(chiara_batch_rule(22, 4, &note) == 2);  // sqrt 4.7: 2 is the only divisor <= 4
+  CHECK(note.empty());
+  CHECK(chiara_batch_rule(15, 16, &note) == 3);  // sqrt 3.87: 3 (.87) beats 5 (1.13)
+  note.clear();
+  CHECK(chiara_batch_rule(10, 4, &note) == 2);  // sqrt 3.2: the rule's 2 is fine, no note
+  CHECK(note.empty());
   // No divisor in [2, b_max]: one batch of all ranks, and a note that says why.
   CHECK(chiara_batch_rule(7, 8, &note) == 7);
   CHECK(note.find("no divisor") != std::string::npos);

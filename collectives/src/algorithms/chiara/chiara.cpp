@@ -57,14 +57,25 @@ int chiara_batch_rule(int P, int b_max, std::string *note) {
     if (dist < best_dist || (dist == best_dist && d > best)) best = d;
   }
   if (best == 1 && P > 1) {
+    // b = 1 means no intra-batch phase at all and P stages of lane operations (P-1 messages at
+    // each stage's root): the batch-lane structure degenerates. Use the smallest divisor >= 2
+    // within b_max instead, or, when there is none (prime P), one batch of all ranks.
+    int alt = 0;
+    for (int d = 2; d <= std::min(P - 1, b_max) && alt == 0; ++d)
+      if (P % d == 0) alt = d;
     std::ostringstream os;
-    os << "P=" << P << " has no divisor in [2, b_max=" << b_max
-       << "]: the paper's rule gives b=1 (P stages of lane operations); using one batch of all "
-       << P << " ranks instead (b=P: intra-batch phases only";
-    if (P > b_max) os << ", crossing node boundaries";
-    os << ")";
+    os << "the paper's batch rule gives b=1 for P=" << P << " (b_max=" << b_max
+       << "), i.e. P stages of lane operations and no intra-batch phase; ";
+    if (alt) {
+      os << "using b=" << alt << ", the smallest divisor >= 2 instead";
+    } else {
+      os << "P has no divisor in [2, min(P-1, b_max)]: using one batch of all " << P
+         << " ranks (b=P: intra-batch phases only"
+         << (P > b_max ? ", crossing node boundaries" : "") << ")";
+      alt = P;
+    }
     if (note) *note = os.str();
-    return P;
+    return alt;
   }
   return best;
 }
