@@ -69,6 +69,44 @@ struct Call {
   void *recvbuf;
 };
 
+bool is_predefined(MPI_Datatype dt) {
+  int ni = 0, na = 0, nd = 0, combiner = 0;
+  PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner);
+  return combiner == MPI_COMBINER_NAMED;
+}
+
+// The slow path of a call: describe the datatype, select, apply the fallback policy, say any
+// warning once, resolve parameters and build (or find) the plan. Returns MPI_SUCCESS or the
+// error the fallback policy asks for.
+int decide(Context &ctx, const Call &c, bool commutative, Context::Decision &d) {
+  CallShape shape{
+      c.coll,      ctx.size(),     static_cast<std::size_t>(c.count), describe_type(c.dt),
+      commutative, ctx.intercomm()};
+  shape.needs_reduction = c.op != MPI_OP_NULL;
+  shape.ranks_per_node = ctx.ranks_per_node();
+  const Selection sel = select_algorithm(ctx.config(), shape);
+  if (int rc = apply_fallback(ctx, sel, c.comm); rc != MPI_SUCCESS) return rc;
+  d.algo = sel.algo;
+  d.type = shape.type;
+  if (sel.algo->is_vendor()) return MPI_SUCCESS;
+  const PlanRequest req = plan_request(*sel.algo, ctx.config(), ctx.rank(), shape);
+  if (sel.algo->warning && ctx.config().get("fallback") == "warn") {
+    // Shapes an algorithm handles poorly (e.g. CHiArA without a usable batch size) are said once.
+    const std::string note = sel.algo->warning(req);
+    if (!note.empty() && ctx.first_warning(note) && ctx.rank() == 0)
+      report(std::string(collective_name(c.coll)) + " " + sel.algo->name + ": " + note);
+  }
+  d.params = req.params;
+  if (c.count == 0) return MPI_SUCCESS;
+  const std::string key = plan_key(*sel.algo, req);
+  d.plan = ctx.find_plan(key);
+  if (!d.plan) {
+    d.plan = std::make_shared<const Plan>(make_plan(*sel.algo, req));
+    ctx.store_plan(key, d.plan);
+  }
+  return MPI_SUCCESS;
+}
+
 template <class Vendor>
 int run(const Call &c, Vendor vendor) {
   trace::CallScope trace_call;  // when tracing is off: one predictable branch
@@ -77,54 +115,48 @@ int run(const Call &c, Vendor vendor) {
   if (ctx == nullptr) return fail(c.comm, err);
   if (ctx->config_error() != MPI_SUCCESS) return fail(c.comm, ctx->config_error());
 
-  int inter = 0, commute = 1;
-  MPI_Comm_test_inter(c.comm, &inter);
+  int commute = 1;
   if (c.op != MPI_OP_NULL) MPI_Op_commutative(c.op, &commute);
-  CallShape shape{c.coll,       ctx->size(), static_cast<std::size_t>(c.count), describe_type(c.dt),
-                  commute != 0, inter != 0};
-  shape.needs_reduction = c.op != MPI_OP_NULL;
-  shape.ranks_per_node = ctx->ranks_per_node();
-  const Selection sel = select_algorithm(ctx->config(), shape);
-  if (int rc = apply_fallback(*ctx, sel, c.comm); rc != MPI_SUCCESS) return rc;
-  ctx->last_algorithm = sel.algo->name;
-  trace_call.describe(ctx->comm(), collective_name(c.coll), sel.algo->name, shape.count,
-                      shape.type.size);
-  if (sel.algo->warning && ctx->config().get("fallback") == "warn") {
-    // Shapes an algorithm handles poorly (e.g. CHiArA without a usable batch size) are said once.
-    const std::string note = sel.algo->warning(plan_request(*sel.algo, ctx->config(), 0, shape));
-    if (!note.empty() && ctx->first_warning(note) && ctx->rank() == 0)
-      report(std::string(collective_name(c.coll)) + " " + sel.algo->name + ": " + note);
+  // Predefined datatypes: the decision for this call shape is cached on the communicator.
+  const Context::DecisionKey key{c.coll, c.count, c.dt, commute != 0, c.op != MPI_OP_NULL};
+  const bool cacheable = is_predefined(c.dt);
+  const Context::Decision *d = cacheable ? ctx->find_decision(key) : nullptr;
+  Context::Decision fresh;
+  if (d == nullptr) {
+    if (int rc = decide(*ctx, c, commute != 0, fresh); rc != MPI_SUCCESS) return rc;
+    if (cacheable) {
+      ctx->store_decision(key, fresh);
+      d = ctx->find_decision(key);
+    } else {
+      d = &fresh;
+    }
   }
+  ctx->last_algorithm = d->algo->name;
+  trace_call.describe(ctx->comm(), collective_name(c.coll), d->algo->name,
+                      static_cast<std::size_t>(c.count), d->type.size);
 
-  if (sel.algo->is_vendor()) {
+  if (d->algo->is_vendor()) {
     const int rc = vendor();
     return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
   }
   if (c.count == 0) return MPI_SUCCESS;
 
-  const PlanRequest req = plan_request(*sel.algo, ctx->config(), ctx->rank(), shape);
-  const std::string key = plan_key(*sel.algo, req);
-  std::shared_ptr<const Plan> plan = ctx->find_plan(key);
-  if (!plan) {
-    plan = std::make_shared<const Plan>(make_plan(*sel.algo, req));
-    ctx->store_plan(key, plan);
-  }
-  trace_call.plan(req.params, plan->phases);
-  const std::size_t esz = shape.type.size;
-  const bool in_place = c.sendbuf == MPI_IN_PLACE;
+  const Plan &plan = *d->plan;
+  trace_call.plan(d->params, plan.phases);
+  const std::size_t esz = d->type.size;
   const void *in = c.sendbuf;
-  if (in_place) {
+  if (c.sendbuf == MPI_IN_PLACE) {
     // MPI_IN_PLACE: allreduce and reduce_scatter_block read the input from recvbuf; allgather's
     // own contribution already sits at its place in recvbuf.
-    in = c.coll == Collective::allgather ? static_cast<const char *>(c.recvbuf) +
-                                               esz * plan->in_elems * std::size_t(ctx->rank())
-                                         : c.recvbuf;
-  } else if (plan->copy_in_to_out) {
-    std::memcpy(c.recvbuf, c.sendbuf, esz * plan->out_elems);
+    in = c.coll == Collective::allgather
+             ? static_cast<const char *>(c.recvbuf) + esz * plan.in_elems * std::size_t(ctx->rank())
+             : c.recvbuf;
+  } else if (plan.copy_in_to_out) {
+    std::memcpy(c.recvbuf, c.sendbuf, esz * plan.out_elems);
   }
-  ExecBuffers bufs{in, c.recvbuf, ctx->scratch(plan->tmp_elems * esz), esz};
-  const Reducer reducer(c.dt, c.op == MPI_OP_NULL ? MPI_SUM : c.op, shape.type);
-  const int rc = execute(*plan, bufs, reducer, *ctx, trace_call.phase_seconds());
+  ExecBuffers bufs{in, c.recvbuf, ctx->scratch(plan.tmp_elems * esz), esz};
+  const Reducer reducer(c.dt, c.op == MPI_OP_NULL ? MPI_SUM : c.op, d->type);
+  const int rc = execute(plan, bufs, reducer, *ctx, trace_call.phase_seconds());
   return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
 }
 
@@ -225,7 +257,7 @@ int PCOLL_Get_last_algorithm(MPI_Comm comm, const char **name) {
   int err = MPI_SUCCESS;
   Context *ctx = Context::get(comm, &err);
   if (ctx == nullptr) return fail(comm, err);
-  *name = ctx->last_algorithm.c_str();
+  *name = ctx->last_algorithm;
   return MPI_SUCCESS;
 }
 

@@ -82,6 +82,9 @@ int Context::init(MPI_Comm user) {
   PMPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
   PMPI_Comm_rank(comm_, &rank_);
   PMPI_Comm_size(comm_, &size_);
+  int inter = 0;
+  PMPI_Comm_test_inter(user, &inter);
+  inter_ = inter != 0;
   MPI_Comm node = MPI_COMM_NULL;
   rc = PMPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   if (rc != MPI_SUCCESS) return rc;
@@ -135,6 +138,7 @@ int Context::push_override(int param, const std::string &value) {
   }
   overrides_.emplace_back(param, value);
   config_ = with_overrides(base_config_, overrides_);
+  decisions_.clear();
   return MPI_SUCCESS;
 }
 
@@ -142,6 +146,7 @@ int Context::pop_override() {
   if (overrides_.empty()) return MPI_ERR_OTHER;
   overrides_.pop_back();
   config_ = with_overrides(base_config_, overrides_);
+  decisions_.clear();
   return MPI_SUCCESS;
 }
 
@@ -153,6 +158,16 @@ std::shared_ptr<const Plan> Context::find_plan(const std::string &key) const {
 void Context::store_plan(const std::string &key, std::shared_ptr<const Plan> plan) {
   if (plans_.size() >= kMaxCachedPlans) plans_.clear();  // bounded; rebuilding is cheap
   plans_[key] = std::move(plan);
+}
+
+const Context::Decision *Context::find_decision(const DecisionKey &k) const {
+  auto it = decisions_.find(k);
+  return it == decisions_.end() ? nullptr : &it->second;
+}
+
+void Context::store_decision(const DecisionKey &k, Decision d) {
+  if (decisions_.size() >= kMaxCachedPlans) decisions_.clear();
+  decisions_[k] = std::move(d);
 }
 
 void *Context::scratch(std::size_t bytes) {

@@ -17,6 +17,8 @@
 
 #include "config.hpp"
 #include "plan.hpp"
+#include "reduce.hpp"
+#include "registry.hpp"
 
 namespace pcoll {
 
@@ -54,7 +56,33 @@ class Context {
   // True the first time a (reason) is seen on this communicator.
   bool first_warning(const std::string &reason) { return warned_.insert(reason).second; }
 
-  std::string last_algorithm;  // what the last call used (PCOLL_Get_last_algorithm)
+  const char *last_algorithm = "";  // what the last call used (PCOLL_Get_last_algorithm)
+
+  bool intercomm() const { return inter_; }
+
+  // What a call of a given shape resolved to: the algorithm (after any fallback), its resolved
+  // parameters and plan. Cached per communicator for calls on predefined datatypes (their
+  // handles never change meaning), so a bulk-synchronous loop pays for selection and planning
+  // once; cleared whenever the configuration changes.
+  struct Decision {
+    const AlgorithmInfo *algo = nullptr;
+    std::vector<std::pair<std::string, long long>> params;
+    std::shared_ptr<const Plan> plan;  // null for vendor and for count 0
+    TypeInfo type;
+  };
+  struct DecisionKey {
+    Collective coll;
+    int count;
+    MPI_Datatype dt;
+    bool commutative;
+    bool has_op;
+    bool operator==(const DecisionKey &o) const {
+      return coll == o.coll && count == o.count && dt == o.dt && commutative == o.commutative &&
+             has_op == o.has_op;
+    }
+  };
+  const Decision *find_decision(const DecisionKey &k) const;
+  void store_decision(const DecisionKey &k, Decision d);
 
   ~Context();
 
@@ -71,6 +99,15 @@ class Context {
   std::unordered_map<std::string, std::shared_ptr<const Plan>> plans_;
   std::vector<char> scratch_;
   std::vector<MPI_Request> requests_;
+  struct KeyHash {
+    std::size_t operator()(const DecisionKey &k) const {
+      return std::hash<const void *>{}(reinterpret_cast<const void *>(k.dt)) * 31 +
+             static_cast<std::size_t>(k.count) * 7 + static_cast<std::size_t>(k.coll) * 3 +
+             (k.commutative ? 1 : 0) + (k.has_op ? 2 : 0);
+    }
+  };
+  std::unordered_map<DecisionKey, Decision, KeyHash> decisions_;
+  bool inter_ = false;
   std::set<std::string> warned_;
 };
 
