@@ -20,6 +20,7 @@ const std::vector<Collective> &all_collectives();
 
 // Everything a plan builder may depend on. Builders are pure functions of this.
 struct PlanRequest {
+  Collective coll{};
   int rank = 0;
   int size = 1;
   std::size_t count = 0;

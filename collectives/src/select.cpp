@@ -22,6 +22,7 @@ std::string restriction_failure(const AlgorithmInfo &algo, const CallShape &s, c
 PlanRequest plan_request(const AlgorithmInfo &algo, const Config &cfg, int rank,
                          const CallShape &shape) {
   PlanRequest req;
+  req.coll = shape.coll;
   req.rank = rank;
   req.size = shape.size;
   req.count = shape.count;

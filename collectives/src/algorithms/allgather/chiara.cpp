@@ -30,12 +30,8 @@ Plan build(const PlanRequest &req) {
 }
 
 double model(const PlanRequest &req, const CostParams &c) {
-  ChiaraShape s = chiara_shape(req, req.count * static_cast<std::size_t>(req.size));
+  ChiaraShape s = chiara_shape(req, chiara_length(req));
   return chiara_model(s, req.type_size, c, false) / 2;  // roughly the allgather half
-}
-
-std::string explain(const PlanRequest &req) {
-  return chiara_explain(chiara_shape(req, req.count * static_cast<std::size_t>(req.size)));
 }
 
 }  // namespace
@@ -51,7 +47,7 @@ const AlgorithmInfo &chiara_allgather_info() {
                                   build,
                                   model,
                                   chiara_check,
-                                  explain,
+                                  chiara_explain_request,
                                   /*model_exact=*/false,
                                   /*auto_candidate=*/true,
                                   chiara_warning};

@@ -43,10 +43,6 @@ double model(const PlanRequest &req, const CostParams &c) {
   return chiara_model(chiara_shape(req, req.count), req.type_size, c, false);
 }
 
-std::string explain(const PlanRequest &req) {
-  return chiara_explain(chiara_shape(req, req.count));
-}
-
 }  // namespace
 
 const AlgorithmInfo &chiara_allreduce_info() {
@@ -61,7 +57,7 @@ const AlgorithmInfo &chiara_allreduce_info() {
                                   build,
                                   model,
                                   chiara_check,
-                                  explain,
+                                  chiara_explain_request,
                                   /*model_exact=*/false,
                                   /*auto_candidate=*/true,
                                   chiara_warning};

@@ -35,10 +35,6 @@ double model(const PlanRequest &req, const CostParams &c) {
   return chiara_model(chiara_shape(req, req.count), req.type_size, c, true);
 }
 
-std::string explain(const PlanRequest &req) {
-  return chiara_explain(chiara_shape(req, req.count));
-}
-
 }  // namespace
 
 const AlgorithmInfo &chiara_composed_allreduce_info() {
@@ -53,7 +49,7 @@ const AlgorithmInfo &chiara_composed_allreduce_info() {
                                   build,
                                   model,
                                   chiara_check,
-                                  explain,
+                                  chiara_explain_request,
                                   /*model_exact=*/false,
                                   /*auto_candidate=*/false,
                                   chiara_warning};

@@ -122,6 +122,15 @@ std::string chiara_warning(const PlanRequest &req) {
   return chiara_shape(req, 0).note;
 }
 
+std::size_t chiara_length(const PlanRequest &req) {
+  return req.coll == Collective::allreduce ? req.count
+                                           : req.count * static_cast<std::size_t>(req.size);
+}
+
+std::string chiara_explain_request(const PlanRequest &req) {
+  return chiara_explain(chiara_shape(req, chiara_length(req)));
+}
+
 std::string chiara_explain(const ChiaraShape &s) {
   std::ostringstream os;
   os << "b=" << s.b << " B=" << s.B << " I=" << s.I << " k_RS=" << s.k_rs << " k_AG=" << s.k_ag
@@ -282,44 +291,49 @@ void chiara_intra_ag(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf
 }
 
 // ---- standalone reduce-scatter / allgather boundary phases --------------------------------------
-void chiara_redistribute(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, Range dst) {
-  const int ph = plan.phase_index("intra_redistribute");
-  const int x = s.batch(r), i = s.lane(r);
-  const int root_lane = x % s.b;  // block x is reduced at rank x*b + (x mod b)
-  Round &rd = plan.new_round(ph);
-  const auto mine = s.segment(r);
+namespace {
+
+// The one round in which the root lane of block x (rank x*b + (x mod b)) scatters the block's b
+// segments to the ranks of batch x (scatter = true) or gathers them from those ranks. `own` is
+// where this rank's segment goes (scatter) or comes from (gather); at the root it is copied
+// from/to its place in the work vector when it lives elsewhere.
+void root_segments(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, Range own,
+                   bool scatter, const char *phase) {
+  const int x = s.batch(r), i = s.lane(r), root_lane = x % s.b;
+  Round &rd = plan.new_round(plan.phase_index(phase));
   if (i == root_lane) {
     for (int j = 0; j < s.b; ++j) {
       if (j == i) continue;
       const auto seg = s.segment(s.rank_of(x, j));
-      add_send(rd, s.rank_of(x, j), buf.work_range(seg.first, seg.second));
+      const Range v = buf.work_range(seg.first, seg.second);
+      if (scatter)
+        add_send(rd, s.rank_of(x, j), v);
+      else
+        add_recv(rd, s.rank_of(x, j), v);
     }
-    const Range src = buf.work_range(mine.first, mine.second);
-    if (src.buf != dst.buf || src.off != dst.off) add_copy(rd, src, dst);
+    const auto mine = s.segment(r);
+    const Range in_work = buf.work_range(mine.first, mine.second);
+    if (own.buf != in_work.buf || own.off != in_work.off) {
+      if (scatter)
+        add_copy(rd, in_work, own);
+      else
+        add_copy(rd, own, in_work);
+    }
+  } else if (scatter) {
+    add_recv(rd, s.rank_of(x, root_lane), own);
   } else {
-    add_recv(rd, s.rank_of(x, root_lane), dst);
+    add_send(rd, s.rank_of(x, root_lane), own);
   }
-  if (rd.sends.empty() && rd.recvs.empty() && rd.ops.empty()) plan.rounds.pop_back();
+}
+
+}  // namespace
+
+void chiara_redistribute(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, Range dst) {
+  root_segments(plan, s, r, buf, dst, /*scatter=*/true, "intra_redistribute");
 }
 
 void chiara_align(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, Range src) {
-  const int ph = plan.phase_index("intra_align");
-  const int x = s.batch(r), i = s.lane(r);
-  const int root_lane = x % s.b;
-  Round &rd = plan.new_round(ph);
-  const auto mine = s.segment(r);
-  if (i == root_lane) {
-    for (int j = 0; j < s.b; ++j) {
-      if (j == i) continue;
-      const auto seg = s.segment(s.rank_of(x, j));
-      add_recv(rd, s.rank_of(x, j), buf.work_range(seg.first, seg.second));
-    }
-    const Range dst = buf.work_range(mine.first, mine.second);
-    if (src.buf != dst.buf || src.off != dst.off) add_copy(rd, src, dst);
-  } else {
-    add_send(rd, s.rank_of(x, root_lane), src);
-  }
-  if (rd.sends.empty() && rd.recvs.empty() && rd.ops.empty()) plan.rounds.pop_back();
+  root_segments(plan, s, r, buf, src, /*scatter=*/false, "intra_align");
 }
 
 double chiara_model(const ChiaraShape &s, std::size_t ts, const CostParams &c, bool composed) {

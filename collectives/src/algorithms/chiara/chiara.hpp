@@ -65,6 +65,11 @@ std::string chiara_check(const PlanRequest &req);
 std::string chiara_warning(const PlanRequest &req);
 // "b=4 B=4 I=1 k_RS=2 k_AG=2 (b_max=8)" plus the note, for pcoll-info and warnings.
 std::string chiara_explain(const ChiaraShape &s);
+// The length of the vector CHiArA splits for a request: count for allreduce, P * count for the
+// reduce-scatter and allgather (count per rank there).
+std::size_t chiara_length(const PlanRequest &req);
+// chiara_explain of the request's shape: the `explain` entry of every CHiArA algorithm.
+std::string chiara_explain_request(const PlanRequest &req);
 
 // Where the working vector lives, and a scratch allocator in tmp for receive buffers.
 struct ChiaraBuffers {
