@@ -2,6 +2,7 @@
 
 #include <pcoll/pcoll.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -19,8 +20,31 @@ long long value(int r, std::size_t i) {
   return static_cast<long long>((static_cast<std::size_t>(r) * 7 + i) % 13) + 1;
 }
 
+// reduce_scatter_block: element j of rank q's P*n input; the term 14*(block mod 64) makes the
+// result blocks differ, so a block delivered to the wrong rank is caught. At most 895 per rank:
+// sums stay exact in float up to 2^24/895 (about 18700) ranks.
+long long rsb_value(int q, std::size_t j, std::size_t n) {
+  return value(q, j) + 14 * static_cast<long long>((j / n) % 64);
+}
+
+// allgather: element i of rank r's block; different for every rank (1021 is invertible modulo
+// the prime 65521), so a misplaced block is caught; below 2^24, so exact in float.
+long long gather_value(int r, std::size_t i) {
+  return static_cast<long long>((static_cast<std::size_t>(r) * 1021 + i) % 65521) + 1;
+}
+
 double allreduce_bus(int P) {
   return P > 1 ? 2.0 * (P - 1) / P : 1.0;
+}
+
+// nccl-tests' reduce_scatter and allgather: busBw = algBw * (P-1)/P (algBw of the total size).
+double scatter_gather_bus(int P) {
+  return P > 1 ? double(P - 1) / P : 1.0;
+}
+
+// nccl-tests' size (the P blocks) -> per-rank count.
+std::size_t per_rank_count(std::size_t bytes, std::size_t ts, int P) {
+  return bytes / (ts * static_cast<std::size_t>(P));
 }
 
 }  // namespace
@@ -41,6 +65,7 @@ const std::vector<CollectiveBench> &collectives() {
   static const std::vector<CollectiveBench> table = {
       {"allreduce", [](std::size_t n, int) { return n; }, [](std::size_t n, int) { return n; },
        [](std::size_t bytes, std::size_t ts, int) { return bytes / ts; },
+       [](std::size_t S, int P) { return static_cast<std::size_t>(P) * S; },
        [](int r, std::size_t i, std::size_t, int) { return value(r, i); },
        [](int, std::size_t i, std::size_t, int P) {
          long long s = 0;
@@ -55,6 +80,41 @@ const std::vector<CollectiveBench> &collectives() {
          return PMPI_Allreduce(s, r, n, t, MPI_SUM, c);
        },
        allreduce_bus},
+      // count = recvcount, the per-rank block; input P*count, result count elements.
+      {"reduce_scatter_block", [](std::size_t n, int P) { return static_cast<std::size_t>(P) * n; },
+       [](std::size_t n, int) { return n; }, per_rank_count, [](std::size_t S, int) { return S; },
+       [](int q, std::size_t j, std::size_t n, int) { return rsb_value(q, j, n); },
+       [](int r, std::size_t i, std::size_t n, int P) {
+         long long s = 0;
+         for (int q = 0; q < P; ++q) s += rsb_value(q, static_cast<std::size_t>(r) * n + i, n);
+         return s;
+       },
+       [](int, std::size_t, int) { return 0LL; },  // the whole P*count input, result in front
+       [](const void *s, void *r, int n, MPI_Datatype t, MPI_Comm c) {
+         return PCOLL_Reduce_scatter_block(s, r, n, t, MPI_SUM, c);
+       },
+       [](const void *s, void *r, int n, MPI_Datatype t, MPI_Comm c) {
+         return PMPI_Reduce_scatter_block(s, r, n, t, MPI_SUM, c);
+       },
+       scatter_gather_bus},
+      // count = sendcount = recvcount, the per-rank block; result P*count elements.
+      {"allgather", [](std::size_t n, int) { return n; },
+       [](std::size_t n, int P) { return static_cast<std::size_t>(P) * n; }, per_rank_count,
+       [](std::size_t S, int) { return S; },
+       [](int r, std::size_t i, std::size_t, int) { return gather_value(r, i); },
+       [](int, std::size_t i, std::size_t n, int) {
+         return gather_value(static_cast<int>(i / n), i % n);
+       },
+       [](int r, std::size_t n, int) {
+         return static_cast<long long>(r) * static_cast<long long>(n);
+       },
+       [](const void *s, void *r, int n, MPI_Datatype t, MPI_Comm c) {
+         return PCOLL_Allgather(s, n, t, r, n, t, c);
+       },
+       [](const void *s, void *r, int n, MPI_Datatype t, MPI_Comm c) {
+         return PMPI_Allgather(s, n, t, r, n, t, c);
+       },
+       scatter_gather_bus},
   };
   return table;
 }
@@ -81,12 +141,20 @@ void Buffers::fill_expected(const CollectiveBench &c, const DataType &t, std::si
 
 void Buffers::prepare(const CollectiveBench &c, const DataType &t, std::size_t count, int rank,
                       int P, bool in_place) {
-  recv.resize(expected.size());
+  const std::size_t off =
+      in_place ? static_cast<std::size_t>(c.in_place_offset(rank, count, P)) * t.size : 0;
+  recv_bytes = std::max(expected.size(), in_place ? off + send.size() : 0);
+  recv.resize(recv_bytes + kGuard);
   std::memset(recv.data(), 0xA5, recv.size());  // poison: a missed element cannot pass
-  if (in_place) {
-    const long long off = c.in_place_offset(rank, count, P);
-    std::memcpy(recv.data() + static_cast<std::size_t>(off) * t.size, send.data(), send.size());
-  }
+  if (in_place) std::memcpy(recv.data() + off, send.data(), send.size());
+}
+
+bool Buffers::correct() const {
+  if (recv.size() != recv_bytes + kGuard || recv_bytes < expected.size()) return false;
+  if (std::memcmp(recv.data(), expected.data(), expected.size()) != 0) return false;
+  for (std::size_t k = recv_bytes; k < recv.size(); ++k)
+    if (recv[k] != 0xA5) return false;
+  return true;
 }
 
 }  // namespace collbench

@@ -3,6 +3,12 @@
 // (exactly), how to call pcoll, and the busBw factor (nccl-tests). Inputs are small integers,
 // so every reduction is exact in every supported type and the expected result is known.
 // A new collective is one more entry in collectives() (harness.cpp).
+//
+// Sizes: the `count` argument is the whole vector for allreduce and the per-rank block for
+// reduce_scatter_block (recvcount) and allgather (sendcount = recvcount). A message's bytes
+// (--sizes, --min/--max, the `size` column) are nccl-tests' size, the larger of the send and
+// receive buffers: the whole vector for allreduce, P blocks for the other two; the per-rank
+// segment S (--per-rank-segment) is count = P*S for allreduce and count = S for the other two.
 #pragma once
 
 #include <mpi.h>
@@ -26,13 +32,16 @@ struct CollectiveBench {
   // Elements in the send and receive buffers for the `count` argument, P ranks.
   std::size_t (*send_elems)(std::size_t count, int P);
   std::size_t (*recv_elems)(std::size_t count, int P);
-  // The `count` argument for a message of `bytes` (elements of the whole vector for allreduce).
+  // The `count` argument for a message of `bytes` (nccl-tests' size, see above) and for a
+  // per-rank segment of S elements.
   std::size_t (*count_for_bytes)(std::size_t bytes, std::size_t type_size, int P);
+  std::size_t (*count_for_segment)(std::size_t S, int P);
   // Send element i of rank r, and receive element i of rank r, exactly.
   long long (*input)(int r, std::size_t i, std::size_t count, int P);
   long long (*expected)(int r, std::size_t i, std::size_t count, int P);
   // MPI_IN_PLACE: where rank r's input sits in the receive buffer (element offset), or -1
-  // when the collective has no in-place form.
+  // when the collective has no in-place form. The receive buffer then holds at least offset +
+  // send_elems elements (reduce_scatter_block: P*count, of which the first count are the result).
   long long (*in_place_offset)(int r, std::size_t count, int P);
   int (*call)(const void *send, void *recv, int count, MPI_Datatype t, MPI_Comm comm);
   int (*vendor)(const void *send, void *recv, int count, MPI_Datatype t, MPI_Comm comm);
@@ -42,15 +51,21 @@ const std::vector<CollectiveBench> &collectives();
 const CollectiveBench *find_collective(const std::string &name);
 
 // The buffers of one (collective, count): send, receive and the expected receive content.
+// recv is the receive buffer (larger than expected in place where the input is larger than the
+// result) followed by a poisoned guard zone that must stay untouched.
 struct Buffers {
+  static constexpr std::size_t kGuard = 64;  // bytes
   std::vector<unsigned char> send, recv, expected;
+  std::size_t recv_bytes = 0;  // the receive buffer proper, without the guard zone
   void fill_send(const CollectiveBench &c, const DataType &t, std::size_t count, int rank, int P);
   void fill_expected(const CollectiveBench &c, const DataType &t, std::size_t count, int rank,
                      int P);
   // Prepares recv for a call (in place: the input at its place, the rest poisoned).
   void prepare(const CollectiveBench &c, const DataType &t, std::size_t count, int rank, int P,
                bool in_place);
-  bool correct() const { return recv == expected; }
+  // The result elements equal the expected ones and the guard zone is untouched (the rest of a
+  // larger in-place buffer is the collective's to use).
+  bool correct() const;
 };
 
 }  // namespace collbench

@@ -5,7 +5,8 @@
 // known values (any wrong result makes the run exit 1), the ledger and alpha-beta prediction of
 // each plan beside its measurement, speedup against the vendor measured in the same run.
 //
-//   mpirun -np P collbench --coll allreduce --algos vendor,ring,chiara --min 8 --max 4M
+//   mpirun -np P collbench --coll allreduce|reduce_scatter_block|allgather
+//                          --algos vendor,ring,chiara --min 8 --max 4M
 //                          --type double [--in-place] [--cold] [--per-rank-segment 1,8,64]
 //                          [--skew-rank R --skew-us D] [--pingpong] [--csv F] [--log F.h5]
 //
@@ -22,7 +23,6 @@
 #include "harness.hpp"
 #include "options.hpp"
 #include "pingpong.hpp"
-#include "registry.hpp"
 #include "report.hpp"
 #include "sweep.hpp"
 
@@ -36,11 +36,10 @@ namespace {
   std::exit(code);
 }
 
+// Every algorithm of the collective, vendor included, in pcoll-info's order.
 std::vector<std::string> default_algos(const std::string &coll) {
   std::vector<std::string> v;
-  for (pcoll::Collective c : pcoll::all_collectives())
-    if (coll == pcoll::collective_name(c))
-      for (const auto *a : pcoll::algorithms_of(c)) v.push_back(a->name);
+  for (int i = 0; const char *a = PCOLL_Algorithm_name(coll.c_str(), i); ++i) v.push_back(a);
   return v;
 }
 

@@ -37,7 +37,9 @@ Prediction predict(const std::string &coll, const std::string &algo, int P, std:
   if (info == nullptr || info->is_vendor()) return out;
   try {
     const pcoll::Config cfg = pcoll::load_config();
+    // count: allreduce elements, per-rank block for reduce_scatter_block and allgather.
     pcoll::CallShape shape{info->coll, P, count, {}, true, false};
+    shape.needs_reduction = info->coll != pcoll::Collective::allgather;
     shape.type.size = type_size;
     shape.type.contiguous = true;
     const pcoll::PlanRequest req = pcoll::plan_request(*info, cfg, 0, shape);

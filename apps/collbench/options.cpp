@@ -44,21 +44,37 @@ Options parse_options(int argc, char **argv, int rank) {
       "collbench: times pcoll collectives against the vendor MPI in one run (warm-ups, a "
       "barrier before each call, max over ranks, randomized algorithm order, every result "
       "verified outside the timed region)"};
+  app.footer(
+      "Bandwidths as nccl-tests: algbw = size / median time (size = the total, see --min), "
+      "busbw = algbw * 2(P-1)/P for allreduce, algbw * (P-1)/P for reduce_scatter_block and "
+      "allgather. Inputs are small integers, so every expected result is exact.");
   std::string algos, sizes, segments, min_s = "8", max_s = "4M", cold_s = "32M";
-  app.add_option("--coll", o.coll, "collective to time")->capture_default_str();
-  app.add_option("--algos", algos, "comma-separated algorithms (default: vendor and all)");
+  app.add_option("--coll", o.coll,
+                 "collective to time: allreduce, reduce_scatter_block (MPI_SUM; count = "
+                 "recvcount, the per-rank block) or allgather (count = sendcount = recvcount)")
+      ->capture_default_str();
+  app.add_option("--algos", algos,
+                 "comma-separated algorithms (default: every algorithm of the collective, "
+                 "vendor included, as pcoll-info lists them)");
   app.add_option("--type", o.type, "double|float|int|long")->capture_default_str();
-  app.add_option("--min", min_s, "smallest message (bytes, k/m suffixes; powers of two)")
+  app.add_option("--min", min_s,
+                 "smallest message (bytes, k/m suffixes; powers of two). A message's size is "
+                 "nccl-tests' size, the total: the whole vector for allreduce, all P blocks "
+                 "(P*count elements) for reduce_scatter_block and allgather, whose per-rank "
+                 "block is size/P (rounded down, at least 1 element)")
       ->capture_default_str();
   app.add_option("--max", max_s, "largest message")->capture_default_str();
   app.add_option("--sizes", sizes, "explicit comma-separated message sizes instead of min..max");
   app.add_option("--per-rank-segment", segments,
-                 "comma-separated per-rank segments S in elements: count = P*S (the CHiArA "
-                 "paper's axis); replaces --min/--max/--sizes");
+                 "comma-separated per-rank segments S in elements (the CHiArA paper's axis): "
+                 "count = P*S for allreduce, count = S (the per-rank block) for "
+                 "reduce_scatter_block and allgather; replaces --min/--max/--sizes");
   app.add_option("--trials", o.trials, "timed calls per (algorithm, size)")->capture_default_str();
   app.add_option("--warmup", o.warmup, "untimed calls first")->capture_default_str();
   app.add_option("--seed", o.seed, "seed of the algorithm order")->capture_default_str();
-  app.add_flag("--in-place", o.in_place, "MPI_IN_PLACE");
+  app.add_flag("--in-place", o.in_place,
+               "MPI_IN_PLACE (reduce_scatter_block: the P*count input in the receive buffer; "
+               "allgather: the own block at rank*count in the receive buffer)");
   app.add_flag("--cold", o.cold,
                "cache-cold: rotate among fresh buffers and evict caches before each call");
   app.add_option("--cold-bytes", cold_s, "bytes written to evict caches in --cold mode")

@@ -32,7 +32,7 @@ std::vector<std::size_t> sweep_counts(const Options &o, const CollectiveBench &c
                                       std::size_t type_size, int P) {
   std::vector<std::size_t> counts;
   if (!o.segments.empty()) {
-    for (std::size_t s : o.segments) counts.push_back(static_cast<std::size_t>(P) * s);
+    for (std::size_t s : o.segments) counts.push_back(c.count_for_segment(s, P));
   } else if (!o.sizes.empty()) {
     for (std::size_t b : o.sizes) counts.push_back(c.count_for_bytes(b, type_size, P));
   } else {
@@ -154,7 +154,7 @@ Overhead measure_overhead(const CollectiveBench &c, const DataType &t, MPI_Comm 
   int rank = 0, P = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
-  const std::size_t count = c.count_for_bytes(8, t.size, P) ? c.count_for_bytes(8, t.size, P) : 1;
+  const std::size_t count = std::max<std::size_t>(c.count_for_bytes(8, t.size, P), 1);
   Buffers b;
   b.fill_send(c, t, count, rank, P);
   b.fill_expected(c, t, count, rank, P);
