@@ -109,8 +109,9 @@ int run_driver(MPI_Comm comm, const Options &opt) {
   const bool override_algo = !opt.allreduce.empty();
   std::vector<std::string> algorithms = opt.allreduce;
   if (!override_algo) {
-    const char *env = std::getenv("PCOLL_ALLREDUCE");
-    algorithms = {env != nullptr && *env != '\0' ? env : "auto"};
+    const char *configured = "auto";  // PCOLL_ALLREDUCE as pcoll resolved it
+    PCOLL_Config_get(comm, "allreduce", &configured);
+    algorithms = {configured};
   }
 
   RunSetup setup;

@@ -234,6 +234,17 @@ int PCOLL_Config_push(MPI_Comm comm, const char *name, const char *value) {
   return rc == MPI_SUCCESS ? rc : fail(comm, rc);
 }
 
+int PCOLL_Config_get(MPI_Comm comm, const char *name, const char **value) {
+  if (name == nullptr || value == nullptr) return fail(comm, MPI_ERR_ARG, "null name or value");
+  if (param_index(name) < 0)
+    return fail(comm, MPI_ERR_ARG, std::string("unknown parameter '") + name + "'");
+  int err = MPI_SUCCESS;
+  Context *ctx = Context::get(comm, &err);
+  if (ctx == nullptr) return fail(comm, err);
+  *value = ctx->config().get(name).c_str();
+  return MPI_SUCCESS;
+}
+
 int PCOLL_Config_pop(MPI_Comm comm) {
   int err = MPI_SUCCESS;
   Context *ctx = Context::get(comm, &err);

@@ -4,8 +4,8 @@
 #include <pcoll/pcoll.h>
 #include <pcoll/pcoll.hpp>
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -126,6 +126,22 @@ TEST_CASE("restrictions fall back to vendor, or fail with PCOLL_FALLBACK=error",
   }
   MPI_Op_free(&strided_sum);
   MPI_Type_free(&strided);
+  MPI_Comm_free(&c);
+}
+
+TEST_CASE("PCOLL_Config_get returns the effective value", "[api]") {
+  MPI_Comm c = fresh_comm();
+  const char *v = nullptr;
+  REQUIRE(PCOLL_Config_get(c, "tree_arity", &v) == MPI_SUCCESS);
+  CHECK(std::string(v) == "2");
+  {
+    pcoll::ScopedConfig use(c, "tree_arity", "5");
+    REQUIRE(PCOLL_Config_get(c, "tree_arity", &v) == MPI_SUCCESS);
+    CHECK(std::string(v) == "5");
+  }
+  REQUIRE(PCOLL_Config_get(c, "tree_arity", &v) == MPI_SUCCESS);
+  CHECK(std::string(v) == "2");
+  CHECK(error_class(PCOLL_Config_get(c, "no_such_parameter", &v)) == MPI_ERR_ARG);
   MPI_Comm_free(&c);
 }
 

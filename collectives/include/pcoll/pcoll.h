@@ -39,6 +39,11 @@ int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 int PCOLL_Config_push(MPI_Comm comm, const char *name, const char *value);
 int PCOLL_Config_pop(MPI_Comm comm);
 
+/* The effective value of parameter `name` on comm (override > PCOLL_* environment > default),
+ * e.g. "auto" for "allreduce" when nothing is set. Collective on first use of comm. The string
+ * stays valid until the configuration of comm changes. */
+int PCOLL_Config_get(MPI_Comm comm, const char *name, const char **value);
+
 /* The index-th algorithm of `collective` ("allreduce", "reduce_scatter_block", "allgather"),
  * in pcoll-info's order, or NULL past the last one (or for an unknown collective). Makes no MPI
  * call: usable before MPI_Init, e.g. to build a list of algorithms to compare. */
