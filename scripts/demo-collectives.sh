@@ -25,7 +25,7 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 
-"${here}/build.sh" "${build}"
+"${here}/build.sh" "${build}" collbench
 pcoll_mpirun_env
 export OMPI_MCA_mpi_yield_when_idle=1
 mkdir -p "${out}"

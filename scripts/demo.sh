@@ -33,7 +33,8 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 
-"${here}/build.sh" "${PCOLL_BUILD_DIR:-${root}/build}"
+# Only what the demo runs: the tests take most of a full build on a small machine.
+"${here}/build.sh" "${PCOLL_BUILD_DIR:-${root}/build}" kmeans pcoll-info
 args=(--ranks "${ranks}" --deck "${deck}" --runs "${runs}" --warmup "${warmup}" --out "${out}"
       --no-build)
 [[ -n "${algos}" ]] && args+=(--algos "${algos}")

@@ -46,7 +46,7 @@ fi
 deck_name="$(basename -- "${deck_file}" .toml)"
 
 if [[ ${do_build} -eq 1 || ! -x "${build}/apps/kmeans/kmeans" ]]; then
-    "${here}/build.sh" "${build}"
+    "${here}/build.sh" "${build}" kmeans pcoll-info
 fi
 kmeans="${build}/apps/kmeans/kmeans"
 [[ -x "${kmeans}" ]] || pcoll_die "${kmeans} was not built (Kokkos off?)"
