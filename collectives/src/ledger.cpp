@@ -42,7 +42,7 @@ Ledger compute_ledger(const Schedule &s, std::size_t ts, const CostParams &cost,
   L.rounds = critical_path(s, ts, CostParams{}, true);
   std::size_t total_sent = 0;
   const int P = s.size();
-  std::vector<std::size_t> received(static_cast<std::size_t>(P), 0);
+  std::vector<std::size_t> sent_by(static_cast<std::size_t>(P), 0), received(sent_by.size(), 0);
   auto node = [ranks_per_node](int r) { return ranks_per_node > 0 ? r / ranks_per_node : 0; };
   for (int r = 0; r < P; ++r) {
     const Plan &p = s.plans[r];
@@ -62,16 +62,14 @@ Ledger compute_ledger(const Schedule &s, std::size_t ts, const CostParams &cost,
         }
       }
     }
+    sent_by[r] = sent;
     total_sent += sent;
     L.max_bytes_sent = std::max(L.max_bytes_sent, sent);
     L.max_temp_bytes = std::max(L.max_temp_bytes, p.tmp_elems * ts);
   }
   for (int r = 0; r < P; ++r) {
-    std::size_t sent = 0;
-    for (const auto &rd : s.plans[r].rounds)
-      for (const auto &x : rd.sends) sent += x.range.len * ts;
-    if (sent + received[r] > L.busiest_bytes) {
-      L.busiest_bytes = sent + received[r];
+    if (sent_by[r] + received[r] > L.busiest_bytes) {
+      L.busiest_bytes = sent_by[r] + received[r];
       L.busiest_rank = r;
     }
   }

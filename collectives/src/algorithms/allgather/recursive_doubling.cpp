@@ -31,9 +31,9 @@ Plan build(const PlanRequest &req) {
       add_recv(r, me - 1, out_range(mine - n, n));
   }
   const int nr = f.new_rank(me);
-  auto elems = [&](int q0, int q1) {
-    const std::size_t lo = static_cast<std::size_t>(slot_lo(f, q0)) * n;
-    return std::make_pair(lo, static_cast<std::size_t>(slot_hi(f, q1 - 1)) * n - lo);
+  auto elems = [&](int q0, int q1) {  // (offset, length)
+    const auto e = slot_elems(f, q0, q1, n);
+    return std::make_pair(e.first, e.second - e.first);
   };
   if (nr >= 0) {
     for (int mask = 1; mask < f.pof2; mask <<= 1) {

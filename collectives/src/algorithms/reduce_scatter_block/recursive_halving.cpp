@@ -32,11 +32,7 @@ Plan build(const PlanRequest &req) {
   const PowerOfTwoFold f(P);
   f.fold(plan, me, tmp_range(0, m), tmp_range(m, m), fold_ph);
   const int nr = f.new_rank(me);
-  auto elems = [&](int q0, int q1) {  // elements of the slots of new ranks [q0, q1)
-    const std::size_t lo = static_cast<std::size_t>(slot_lo(f, q0)) * n;
-    const std::size_t hi = static_cast<std::size_t>(slot_hi(f, q1 - 1)) * n;
-    return std::make_pair(lo, hi);
-  };
+  auto elems = [&](int q0, int q1) { return slot_elems(f, q0, q1, n); };
   if (nr >= 0) {
     int lo = 0, hi = f.pof2;
     while (hi - lo > 1) {
