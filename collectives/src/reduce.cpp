@@ -175,8 +175,6 @@ TypeInfo describe_type(MPI_Datatype dt) {
 
 Reducer::Reducer(MPI_Datatype dt, MPI_Op op, const TypeInfo &ti)
     : dt_(dt), op_(op), elem_bytes_(ti.size), base_per_elem_(ti.base_per_elem) {
-  int commute = 0;
-  MPI_Op_commutative(op, &commute);
   // Predefined ops are all commutative and symmetric in their operands (MINLOC/MAXLOC break ties
   // by the smaller index), so MPI_Reduce_local's orientation does not matter for them.
   predefined_op_ = op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN ||
