@@ -11,6 +11,8 @@
 //                          [--skew-rank R --skew-us D] [--pingpong] [--csv F] [--log F.h5]
 //
 // See --help. The log is pcoll's trace of the run (docs/trace-format.md) plus /collbench.
+#include "../smpi_compat.hpp"  // first: see there
+
 #include <mpi.h>
 #include <pcoll/pcoll.h>
 #include <pcoll/trace.h>

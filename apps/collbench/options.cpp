@@ -1,3 +1,5 @@
+#include "../smpi_compat.hpp"  // first: see there
+
 #include "options.hpp"
 
 #include <mpi.h>

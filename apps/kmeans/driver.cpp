@@ -104,6 +104,7 @@ int run_driver(MPI_Comm comm, const Options &opt) {
     throw std::runtime_error("cannot trace into " + opt.trace + " (pcoll built without HDF5?)");
   const Problem problem = make_problem(comm, opt);
   LloydSolver solver(comm, problem);
+  solver.set_injected_compute(opt.sim_compute_per_iteration);
 
   // No --allreduce: whatever PCOLL_ALLREDUCE (or auto) selects, named after it.
   const bool override_algo = !opt.allreduce.empty();

@@ -1,5 +1,7 @@
 // Deck (TOML) + command line (CLI11) for the k-means driver. The deck gives the defaults, any flag
 // given on the command line wins.
+#include "../smpi_compat.hpp"  // first: see there
+
 #include "options.hpp"
 
 #include <toml++/toml.h>
@@ -218,6 +220,15 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code, bool spe
   app.add_option("--centroids-out", opt.centroids_out,
                  "write the final centroids of the last run (hexfloat text, rank 0)");
   app.add_flag("-q,--quiet", opt.quiet, "only the summary");
+#ifdef PCOLL_SMPI
+  app.add_option("--sim-compute-per-iteration", opt.sim_compute_per_iteration,
+                 "simulation: seconds of computation each rank is charged per iteration, "
+                 "measured natively for the same per-rank problem (scripts/simulate.sh does); "
+                 "run with --cfg=smpi/simulate-computation:no so the host's own time is not "
+                 "counted as well")
+      ->required()
+      ->check(CLI::PositiveNumber);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

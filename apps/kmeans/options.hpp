@@ -38,6 +38,10 @@ struct Options {
   std::string trace;   // pcoll trace file (PCOLL_Trace_start): calls + kmeans phases per iteration
   std::string centroids_out;  // text dump of the final centroids (hexfloat), for tests
   bool quiet = false;
+  // SMPI builds only: simulated seconds of computation charged per iteration and rank (the
+  // kernels still run for real, but simulation runs with smpi/simulate-computation:no, so this
+  // measured value, not the host's wall clock, is what the simulated ranks spend).
+  double sim_compute_per_iteration = 0;
   std::string command_line;
 };
 

@@ -11,12 +11,26 @@
 
 #include "dataset.hpp"
 
+#ifdef PCOLL_SMPI
+#include <simgrid/host.h>
+#endif
+
 namespace pcoll::kmeans {
 
 namespace {
 
 void check_mpi(int rc, const char *what) {
   if (rc != MPI_SUCCESS) throw std::runtime_error(std::string("MPI error in ") + what);
+}
+
+// In SMPI builds, charge `seconds` of computation to the simulated rank: executed as flops at
+// this host's speed in the platform file, so exactly `seconds` pass whatever that speed is.
+void inject_compute(double seconds) {
+#ifdef PCOLL_SMPI
+  if (seconds > 0) smpi_execute_flops(seconds * sg_host_get_speed(sg_host_self()));
+#else
+  (void)seconds;
+#endif
 }
 
 std::uint64_t mix64(std::uint64_t z) {
@@ -143,6 +157,7 @@ RunResult LloydSolver::run(int max_iterations, bool stop_when_converged) {
     PCOLL_Trace_phase_begin("compute");
     int changed = static_cast<int>(kernels::kmeans_assign(x, centroids_, labels_, dist2_));
     kernels::kmeans_accumulate(x, labels_, counts_, sums_, ws_);
+    inject_compute(injected_compute_);
     PCOLL_Trace_phase_end("compute");
     double t1 = MPI_Wtime();
     t.compute = t1 - t0;

@@ -61,6 +61,9 @@ class LloydSolver {
   // no point changed cluster if stop_when_converged. Collective over comm.
   RunResult run(int max_iterations, bool stop_when_converged);
 
+  // Simulation (SMPI builds): seconds of computation charged per iteration, see Options.
+  void set_injected_compute(double seconds) { injected_compute_ = seconds; }
+
   kernels::Matrix centroids() const { return centroids_; }
   kernels::Labels labels() const { return labels_; }
   kernels::Counts counts() const { return counts_; }
@@ -75,6 +78,7 @@ class LloydSolver {
   kernels::Vector dist2_;
   kernels::KMeansWorkspace ws_;
   long long traced_iterations_ = 0;
+  double injected_compute_ = 0;
 };
 
 // FNV-1a over the bytes of the centroids (identical on every rank).

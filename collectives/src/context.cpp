@@ -24,6 +24,15 @@ int delete_context(MPI_Comm, int, void *value, void *) {
 // MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI is fully usable (MPI 4.1
 // Sec. 11.2.4): the standard place to release what we hold on MPI_COMM_WORLD.
 int on_finalize(MPI_Comm, int, void *, void *) {
+  // SimGrid's SMPI (3.32) deletes MPI_COMM_SELF's attributes after it has marked the process
+  // finalized, so no MPI call may be made here: skip the clean-up (the process is ending).
+  int initialized = 0, finalized = 0;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  if (!initialized || finalized) {
+    g_finalizing = true;
+    return MPI_SUCCESS;
+  }
   trace::on_finalize();  // writes the trace file, collectively, while MPI is usable
   if (g_keyval != MPI_KEYVAL_INVALID) {
     void *value = nullptr;
