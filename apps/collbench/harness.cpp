@@ -1,10 +1,13 @@
 #include "harness.hpp"
 
+#include "options.hpp"
+
 #include <pcoll/pcoll.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 
 namespace collbench {
 
@@ -147,6 +150,35 @@ void Buffers::prepare(const CollectiveBench &c, const DataType &t, std::size_t c
   recv.resize(recv_bytes + kGuard);
   std::memset(recv.data(), 0xA5, recv.size());  // poison: a missed element cannot pass
   if (in_place) std::memcpy(recv.data() + off, send.data(), send.size());
+}
+
+void Buffers::make_timing_only(const CollectiveBench &c, const DataType &t, std::size_t count,
+                               int P) {
+  timing_only = true;
+  send.clear();
+  recv.clear();
+  expected.clear();
+  const std::size_t send_bytes = c.send_elems(count, P) * t.size;
+  recv_bytes = c.recv_elems(count, P) * t.size;
+#ifdef PCOLL_SMPI
+  // One call site each, so send and receive are distinct shared blocks.
+  shared_send = SMPI_SHARED_MALLOC(std::max<std::size_t>(send_bytes, 1));
+  shared_recv = SMPI_SHARED_MALLOC(std::max<std::size_t>(recv_bytes, 1) + send_bytes);
+#else
+  (void)send_bytes;
+  throw std::logic_error("collbench: timing-only buffers exist in SMPI builds only");
+#endif
+}
+
+std::size_t sim_shared_bytes(MPI_Comm comm) {
+#ifdef PCOLL_SMPI
+  const char *v = nullptr;
+  if (PCOLL_Config_get(comm, "sim_shared_bytes", &v) == MPI_SUCCESS && v)
+    return static_cast<std::size_t>(parse_size(v));
+#else
+  (void)comm;
+#endif
+  return 0;
 }
 
 bool Buffers::correct() const {

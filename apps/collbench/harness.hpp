@@ -66,6 +66,19 @@ struct Buffers {
   // The result elements equal the expected ones and the guard zone is untouched (the rest of a
   // larger in-place buffer is the collective's to use).
   bool correct() const;
+
+  // Timing-only buffers for paper-scale simulation (SMPI builds, PCOLL_SIM_SHARED_BYTES): send
+  // and receive live in SMPI_SHARED_MALLOC blocks that all simulated ranks share, nothing is
+  // filled or checked, and the row says "not verified". Natively it is never used.
+  bool timing_only = false;
+  void *shared_send = nullptr, *shared_recv = nullptr;
+  void make_timing_only(const CollectiveBench &c, const DataType &t, std::size_t count, int P);
+  const void *send_data() const { return timing_only ? shared_send : send.data(); }
+  void *recv_data() { return timing_only ? shared_recv : recv.data(); }
 };
+
+// In SMPI builds, the byte size at and above which collbench's buffers and pcoll's scratch are
+// shared timing-only blocks (PCOLL_SIM_SHARED_BYTES, 0 = never); natively always 0.
+std::size_t sim_shared_bytes(MPI_Comm comm);
 
 }  // namespace collbench

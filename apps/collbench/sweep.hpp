@@ -26,6 +26,7 @@ struct Result {
   double algbw = 0, busbw = 0;  // bytes/s from the median
   double vs_vendor = 0;         // vendor median / this median (0: no vendor in the run)
   long long wrong = 0;          // calls whose result differed on any rank
+  bool verified = true;         // false: timing-only shared buffers (SMPI), results not checked
   Prediction pred;
   // Arrival-skew mode (rank 0 only): per rank median time inside the call / since the barrier.
   std::vector<double> skew_inside, skew_total;

@@ -113,6 +113,13 @@ std::vector<ParamSpec> build_table() {
                "default stays under ~100 MB); later calls only update per (collective, "
                "algorithm, bytes) summaries, and the file says so",
                ParamKind::integer, 0, 1LL << 40});
+  // --- simulation (SimGrid SMPI builds, PCOLL_SMPI=ON) ------------------------------------------
+  t.push_back({"sim_shared_bytes", "0",
+               "SMPI builds only (native builds ignore it): pcoll's scratch buffers of at least "
+               "this many bytes are allocated with SMPI_SHARED_MALLOC, one copy for all simulated "
+               "ranks, so that paper-scale sizes fit in memory; their contents are then "
+               "meaningless (timing-only runs); 0 = never",
+               ParamKind::integer, 0, 1LL << 40, false, true});
   return t;
 }
 

@@ -180,6 +180,20 @@ void Context::store_decision(const DecisionKey &k, Decision d) {
 }
 
 void *Context::scratch(std::size_t bytes) {
+#ifdef PCOLL_SMPI
+  // Paper-scale simulation: P ranks of one process each holding a multi-MiB scratch buffer do
+  // not fit in memory; above sim_shared_bytes all ranks share one block (timing-only runs).
+  const long long shared_from = config_.integer("sim_shared_bytes");
+  if (shared_from > 0 && bytes >= static_cast<std::size_t>(shared_from)) {
+    if (shared_scratch_bytes_ < bytes) {
+      // SMPI_SHARED_MALLOC blocks are keyed by call site and shared by every rank; a larger
+      // one is simply allocated again (the old block stays with the simulation).
+      shared_scratch_ = SMPI_SHARED_MALLOC(bytes);
+      shared_scratch_bytes_ = bytes;
+    }
+    return shared_scratch_;
+  }
+#endif
   if (scratch_.size() < bytes) scratch_.resize(bytes);
   return scratch_.data();
 }

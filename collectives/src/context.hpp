@@ -98,6 +98,10 @@ class Context {
   std::vector<std::pair<int, std::string>> overrides_;
   std::unordered_map<std::string, std::shared_ptr<const Plan>> plans_;
   std::vector<char> scratch_;
+#ifdef PCOLL_SMPI
+  void *shared_scratch_ = nullptr;  // SMPI_SHARED_MALLOC'd (sim_shared_bytes), never freed
+  std::size_t shared_scratch_bytes_ = 0;
+#endif
   std::vector<MPI_Request> requests_;
   struct KeyHash {
     std::size_t operator()(const DecisionKey &k) const {
