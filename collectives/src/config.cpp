@@ -235,10 +235,27 @@ std::string validate_param(const ParamSpec &spec, const std::string &value) {
 
 long long parse_integer(const ParamSpec &spec, const std::string &value) {
   const std::string v = trim(value);
+  if (spec.kind == ParamKind::choice) {
+    for (std::size_t i = 0; i < spec.choices.size(); ++i)
+      if (v == spec.choices[i]) return static_cast<long long>(i);
+    throw std::invalid_argument(validate_param(spec, value));
+  }
   if (spec.allow_auto && v == "auto") return kAuto;
   long long x = 0;
   if (!parse_number(v, spec.is_size, x)) throw std::invalid_argument(validate_param(spec, value));
   return x;
+}
+
+std::string param_text(const std::string &name, long long value) {
+  const int i = param_index(name);
+  if (i >= 0) {
+    const ParamSpec &spec = param_table()[static_cast<std::size_t>(i)];
+    if (spec.kind == ParamKind::choice && value >= 0 &&
+        static_cast<std::size_t>(value) < spec.choices.size())
+      return spec.choices[static_cast<std::size_t>(value)];
+    if (spec.allow_auto && value == kAuto) return "auto";
+  }
+  return std::to_string(value);
 }
 
 double parse_real(const std::string &value) {
