@@ -92,6 +92,26 @@ std::vector<ParamSpec> build_table() {
                "per-rank segment size in bytes (count * type size / P) at which auto k_AG moves "
                "from sqrt(b) to b-1",
                ParamKind::integer, 0, 1LL << 40, false, true});
+  t.push_back({"chiara_lane",
+               "auto",
+               "chiara_loglane's LaneOp along each lane across the B batches: flat = the "
+               "paper's gather at the rotating root and broadcast back (2(B-1) block messages, "
+               "exactly chiara), doubling = butterfly allreduce of the whole block (log2 B "
+               "rounds), halving = recursive-halving reduce-scatter + recursive-doubling "
+               "allgather of the block (2 log2 B rounds, 2 block volumes); auto = halving when "
+               "a block has at least chiara_lane_crossover bytes and B' elements, else doubling",
+               ParamKind::choice,
+               0,
+               0,
+               false,
+               false,
+               {"auto", "flat", "doubling", "halving"}});
+  t.push_back({"chiara_lane_crossover", "8k",
+               "block size in bytes (count * type size / B) from which auto chiara_lane uses "
+               "halving: the alpha-beta-gamma lane models cross at 9-18 KB for B = 4..64 with the "
+               "default model parameters, and the b lanes of a node share its network link, "
+               "which favours the bandwidth-optimal halving earlier than a per-rank model says",
+               ParamKind::integer, 0, 1LL << 40, false, true});
   t.push_back({"ranks_per_node", "auto",
                "treat consecutive groups of this many ranks as nodes (CHiArA's b_max, the "
                "ledger's intra/inter-node split); auto = MPI_COMM_TYPE_SHARED",
@@ -242,10 +262,27 @@ std::string validate_param(const ParamSpec &spec, const std::string &value) {
 
 long long parse_integer(const ParamSpec &spec, const std::string &value) {
   const std::string v = trim(value);
+  if (spec.kind == ParamKind::choice) {
+    for (std::size_t i = 0; i < spec.choices.size(); ++i)
+      if (v == spec.choices[i]) return static_cast<long long>(i);
+    throw std::invalid_argument(validate_param(spec, value));
+  }
   if (spec.allow_auto && v == "auto") return kAuto;
   long long x = 0;
   if (!parse_number(v, spec.is_size, x)) throw std::invalid_argument(validate_param(spec, value));
   return x;
+}
+
+std::string param_text(const std::string &name, long long value) {
+  const int i = param_index(name);
+  if (i >= 0) {
+    const ParamSpec &spec = param_table()[static_cast<std::size_t>(i)];
+    if (spec.kind == ParamKind::choice && value >= 0 &&
+        static_cast<std::size_t>(value) < spec.choices.size())
+      return spec.choices[static_cast<std::size_t>(value)];
+    if (spec.allow_auto && value == kAuto) return "auto";
+  }
+  return std::to_string(value);
 }
 
 double parse_real(const std::string &value) {

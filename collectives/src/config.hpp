@@ -47,8 +47,11 @@ std::string allowed_values(const ParamSpec &spec);
 // Checks a value; returns an empty string when valid, else a message that names the variable,
 // the value and the allowed values.
 std::string validate_param(const ParamSpec &spec, const std::string &value);
-// Parses a validated integer parameter value (kAuto for "auto").
+// Parses a validated integer parameter value (kAuto for "auto"); for a choice parameter, the
+// index of the value in `choices` (so plan builders, which see integers only, can read it).
 long long parse_integer(const ParamSpec &spec, const std::string &value);
+// The value as users write it: the choice's name, "auto", or the number.
+std::string param_text(const std::string &name, long long value);
 double parse_real(const std::string &value);
 
 // Where a value came from, for pcoll-info and the trace log.

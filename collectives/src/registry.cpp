@@ -40,6 +40,7 @@ const std::vector<const AlgorithmInfo *> &all_algorithms() {
       &rabenseifner_allreduce_info(),
       &chiara_allreduce_info(),
       &chiara_composed_allreduce_info(),
+      &chiara_loglane_allreduce_info(),
       // reduce_scatter_block
       &vendor_reduce_scatter_block_info(),
       &ring_reduce_scatter_block_info(),

@@ -80,6 +80,7 @@ const AlgorithmInfo &ring_allreduce_info();
 const AlgorithmInfo &rabenseifner_allreduce_info();
 const AlgorithmInfo &chiara_allreduce_info();
 const AlgorithmInfo &chiara_composed_allreduce_info();
+const AlgorithmInfo &chiara_loglane_allreduce_info();
 const AlgorithmInfo &vendor_reduce_scatter_block_info();
 const AlgorithmInfo &ring_reduce_scatter_block_info();
 const AlgorithmInfo &recursive_halving_reduce_scatter_block_info();

@@ -239,8 +239,7 @@ int main(int argc, char **argv) {
   std::printf("plan %s/%s  P=%d  count=%lld x %zu B = %s\n", collective_name(coll), algo->name,
               ranks, count, shape.type.size, human_bytes(bytes).c_str());
   for (const auto &p : req.params)
-    std::printf("  parameter %s = %s\n", p.first.c_str(),
-                p.second == kAuto ? "auto" : std::to_string(p.second).c_str());
+    std::printf("  parameter %s = %s\n", p.first.c_str(), param_text(p.first, p.second).c_str());
   if (algo->explain) std::printf("  resolved               %s\n", algo->explain(req).c_str());
   if (const std::string why = restriction_failure(*algo, shape, cfg); !why.empty())
     std::printf("  restriction            %s: a real call falls back to vendor\n", why.c_str());

@@ -58,6 +58,13 @@ inline std::vector<Variant> allreduce_variants() {
        {{"allreduce", "chiara"}, {"ranks_per_node", "2"}, {"chiara_krs", "3"}}},
       {"chiara k_AG 3", {{"allreduce", "chiara"}, {"chiara_kag", "3"}}},
       {"chiara_composed", {{"allreduce", "chiara_composed"}}},
+      {"chiara_loglane", {{"allreduce", "chiara_loglane"}}},
+      {"chiara_loglane halving", {{"allreduce", "chiara_loglane"}, {"chiara_lane", "halving"}}},
+      {"chiara_loglane doubling 2 ranks per node k_RS 3",
+       {{"allreduce", "chiara_loglane"},
+        {"chiara_lane", "doubling"},
+        {"ranks_per_node", "2"},
+        {"chiara_krs", "3"}}},
       {"auto", {{"allreduce", "auto"}}},
   };
 }

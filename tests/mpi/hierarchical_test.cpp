@@ -1,5 +1,6 @@
-// CHiArA and the standalone building blocks under MPI: PCOLL_Allreduce with chiara and
-// chiara_composed for every batch size that divides P, several radices and emulated node sizes;
+// CHiArA and the standalone building blocks under MPI: PCOLL_Allreduce with chiara,
+// chiara_composed and chiara_loglane (every chiara_lane) for every batch size that divides P,
+// several radices and emulated node sizes;
 // PCOLL_Reduce_scatter_block and PCOLL_Allgather with every algorithm, compared bit for bit with
 // exact expected values and with the vendor result, in place and not.
 #include <mpi.h>
@@ -112,6 +113,41 @@ TEST_CASE("chiara allreduce: every batch size dividing P, radices, node sizes", 
     const Set set = {{"allreduce", "chiara"}, {"ranks_per_node", rpn}};
     check_allreduce<double>(w, set, MPI_DOUBLE, MPI_SUM, f);
   }
+  MPI_Op_free(&usum);
+  f.check_all(w);
+}
+
+TEST_CASE("chiara_loglane allreduce: every batch size, LaneOp, radices, node sizes",
+          "[chiara][loglane]") {
+  Failures f;
+  const MPI_Comm w = MPI_COMM_WORLD;
+  const int P = size_of(w);
+  MPI_Op usum;
+  MPI_Op_create(user_sum, 1, &usum);
+  const std::vector<std::pair<const char *, const char *>> radices = {{"2", "2"}, {"3", "auto"}};
+  for (int b = 1; b <= P; ++b) {
+    if (P % b) continue;
+    for (const char *lane : {"auto", "flat", "doubling", "halving"}) {
+      for (const auto &k : radices) {
+        const Set set = {{"allreduce", "chiara_loglane"},
+                         {"chiara_batch", std::to_string(b)},
+                         {"chiara_lane", lane},
+                         {"chiara_krs", k.first},
+                         {"chiara_kag", k.second}};
+        check_allreduce<double>(w, set, MPI_DOUBLE, MPI_SUM, f);
+        check_allreduce<int>(w, set, MPI_INT, MPI_MAX, f);
+        check_allreduce<int>(w, set, MPI_INT, usum, f);
+      }
+    }
+  }
+  // auto LaneOp on both sides of the crossover (2 doubles = 16 B), auto batch under node sizes.
+  for (const char *rpn : {"1", "2", "3", "4"})
+    for (const char *cross : {"16", "8k"}) {
+      const Set set = {{"allreduce", "chiara_loglane"},
+                       {"ranks_per_node", rpn},
+                       {"chiara_lane_crossover", cross}};
+      check_allreduce<double>(w, set, MPI_DOUBLE, MPI_SUM, f);
+    }
   MPI_Op_free(&usum);
   f.check_all(w);
 }

@@ -1,6 +1,7 @@
 // CHiArA plans (seed paper 002): symbolic verification over every batch size that divides P,
 // both radices, odd counts, emulated node sizes; the stage and round counts of the paper's
-// formulas; the rotating lane roots; the batch rule.
+// formulas; the rotating lane roots; the batch rule. The same for chiara_loglane (the
+// logarithmic LaneOp) over every chiara_lane, which with chiara_lane=flat must be chiara.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -11,6 +12,7 @@
 
 #include "algorithms/chiara/chiara.hpp"
 #include "config.hpp"
+#include "ledger.hpp"
 #include "registry.hpp"
 #include "schedule.hpp"
 #include "select.hpp"
@@ -249,4 +251,213 @@ TEST_CASE("chiara: the ledger splits intra- and inter-node traffic", "[chiara][l
       }
     }
   CHECK(lane_msgs == 2 * 8 * 7);  // B = 8 blocks, each B-1 messages up and down
+}
+
+// ---- chiara_loglane: CHiArA with a logarithmic LaneOp
+// ---------------------------------------------
+
+TEST_CASE("chiara_loglane: every divisor b, LaneOp, radices, odd counts, P = 1..64",
+          "[plan][chiara][loglane]") {
+  for (int P = 1; P <= 64; ++P) {
+    for (int b : divisors(P)) {
+      const std::string bs = std::to_string(b);
+      for (const char *lane : {"auto", "flat", "doubling", "halving"}) {
+        // Phase I leaves block d at lane i whatever the radices, so the lane schedules meet every
+        // radix through one combined sweep (chiara's own test sweeps k_RS and k_AG apart).
+        for (std::size_t count : counts(P, b)) {
+          for (int k : radices(b)) {
+            const std::string ks = std::to_string(k);
+            INFO("chiara_loglane lane=" << lane << " P=" << P << " b=" << b << " k=" << k
+                                        << " count=" << count);
+            REQUIRE(check_variant(Collective::allreduce, "chiara_loglane",
+                                  {{"chiara_batch", bs},
+                                   {"chiara_lane", lane},
+                                   {"chiara_krs", ks},
+                                   {"chiara_kag", ks}},
+                                  P, count, 8, 0) == "");
+          }
+        }
+        INFO("chiara_loglane lane=" << lane << " P=" << P << " b=" << b << " count=100000");
+        REQUIRE(check_variant(Collective::allreduce, "chiara_loglane",
+                              {{"chiara_batch", bs}, {"chiara_lane", lane}}, P, 100000, 8,
+                              0) == "");
+      }
+    }
+  }
+}
+
+TEST_CASE("chiara_loglane: auto parameters under emulated node sizes", "[plan][chiara][loglane]") {
+  for (int P : {1, 2, 5, 6, 7, 8, 9, 12, 16, 24, 30, 64})
+    for (int rpn : {1, 2, 3, 4, 8, 16})
+      for (std::size_t count : {std::size_t(1), std::size_t(23), std::size_t(4099)})
+        for (const char *cross : {"0", "8k"}) {
+          INFO("P=" << P << " ranks per node " << rpn << " count=" << count << " crossover "
+                    << cross);
+          REQUIRE(check_variant(Collective::allreduce, "chiara_loglane",
+                                {{"chiara_lane_crossover", cross}}, P, count, 8, rpn) == "");
+        }
+}
+
+namespace {
+
+bool same_range(const Range &a, const Range &b) {
+  return a.buf == b.buf && a.off == b.off && a.len == b.len;
+}
+
+// "" when the two plans are the same schedule (rounds, phases, transfers, local operations).
+std::string plan_difference(const Plan &a, const Plan &b) {
+  if (a.tmp_elems != b.tmp_elems) return "tmp_elems";
+  if (a.rounds.size() != b.rounds.size()) return "number of rounds";
+  for (std::size_t k = 0; k < a.rounds.size(); ++k) {
+    const Round &x = a.rounds[k], &y = b.rounds[k];
+    const std::string at = " in round " + std::to_string(k);
+    if (a.phases[x.phase] != b.phases[y.phase]) return "phase" + at;
+    if (x.sends.size() != y.sends.size() || x.recvs.size() != y.recvs.size() ||
+        x.ops.size() != y.ops.size())
+      return "step counts" + at;
+    for (std::size_t j = 0; j < x.sends.size(); ++j)
+      if (x.sends[j].peer != y.sends[j].peer || !same_range(x.sends[j].range, y.sends[j].range))
+        return "send" + at;
+    for (std::size_t j = 0; j < x.recvs.size(); ++j)
+      if (x.recvs[j].peer != y.recvs[j].peer || !same_range(x.recvs[j].range, y.recvs[j].range))
+        return "recv" + at;
+    for (std::size_t j = 0; j < x.ops.size(); ++j) {
+      const LocalOp &o = x.ops[j], &p = y.ops[j];
+      if (o.kind != p.kind || !same_range(o.src, p.src) || !same_range(o.dst, p.dst) ||
+          o.src_is_left != p.src_is_left || o.after_recv != p.after_recv ||
+          o.after_sends != p.after_sends)
+        return "local operation" + at;
+    }
+  }
+  return "";
+}
+
+int log2_floor(int n) {
+  int l = 0;
+  while ((2 << l) <= n) ++l;
+  return l;
+}
+
+}  // namespace
+
+TEST_CASE("chiara_loglane with chiara_lane=flat is exactly chiara", "[plan][chiara][loglane]") {
+  for (int P = 1; P <= 36; ++P)
+    for (int b : divisors(P))
+      for (std::size_t count : counts(P, b))
+        for (const char *k : {"2", "3"}) {
+          const Set set = {
+              {"chiara_batch", std::to_string(b)}, {"chiara_krs", k}, {"chiara_kag", k}};
+          Set flat = set;
+          flat.emplace_back("chiara_lane", "flat");
+          const Schedule c = schedule_of("chiara", set, P, count);
+          const Schedule l = schedule_of("chiara_loglane", flat, P, count);
+          REQUIRE(c.error.empty());
+          REQUIRE(l.error.empty());
+          for (int r = 0; r < P; ++r) {
+            INFO("P=" << P << " b=" << b << " k=" << k << " count=" << count << " rank " << r);
+            CHECK(plan_difference(c.plans[r], l.plans[r]) == "");
+          }
+        }
+  // The same at a paper-scale shape.
+  const Schedule c = schedule_of("chiara", {}, 2048, 2048 * 8);
+  const Schedule l = schedule_of("chiara_loglane", {{"chiara_lane", "flat"}}, 2048, 2048 * 8);
+  for (int r : {0, 1, 31, 32, 1000, 2047}) CHECK(plan_difference(c.plans[r], l.plans[r]) == "");
+}
+
+TEST_CASE("chiara_loglane: lane rounds are logarithmic in B", "[plan][chiara][loglane][ledger]") {
+  const CostParams cost{2e-6, 2e-10, 1e-10};
+  for (int P : {8, 12, 16, 24, 32, 48, 64, 96, 256, 1024, 2048}) {
+    for (int b : divisors(P)) {
+      const int B = P / b;
+      if (B < 2 || b > 32) continue;
+      // Large P: the batch sizes the rule picks there (shape checks only).
+      if (P > 64 && b != 32 && b != chiara_batch_rule(P, 32, nullptr)) continue;
+      const int I = (B + b - 1) / b, lg = log2_floor(B), pof2 = 1 << lg, rem = B - pof2;
+      // Blocks of at least 2B elements: no piece of the halving is empty.
+      const std::size_t count = static_cast<std::size_t>(B) * B * 2 + 5;
+      const Set base = {{"chiara_batch", std::to_string(b)}};
+      const Schedule flat = schedule_of("chiara", base, P, count);
+      for (const char *lane : {"doubling", "halving"}) {
+        Set set = base;
+        set.emplace_back("chiara_lane", lane);
+        const Schedule s = schedule_of("chiara_loglane", set, P, count);
+        INFO("P=" << P << " b=" << b << " B=" << B << " lane=" << lane << ": " << s.error);
+        REQUIRE(s.error.empty());
+        const bool halving = std::string(lane) == "halving";
+        for (int r = 0; r < P; r += (P > 64 ? 7 : 1)) {
+          const int x = r / b, i = r % b;
+          int stages = 0;
+          for (int t = 0; t < I; ++t) stages += (t * b + i < B) ? 1 : 0;
+          const bool folded = x < 2 * rem, sits_out = folded && x % 2 == 0;
+          const int core = sits_out ? 0 : lg;  // rounds of the power-of-two part
+          const int reduce = stages * ((folded ? 1 : 0) + core);
+          const int bcast = stages * ((folded ? 1 : 0) + (halving ? core : 0));
+          INFO("rank " << r);
+          CHECK(rounds_in_phase(s.plans[r], "lane_reduce") == reduce);
+          CHECK(rounds_in_phase(s.plans[r], "lane_bcast") == bcast);
+          // Phases I and III are chiara's, round for round.
+          for (const char *ph : {"intra_rs", "intra_ag"})
+            CHECK(rounds_in_phase(s.plans[r], ph) == rounds_in_phase(flat.plans[r], ph));
+        }
+        // The ledger: a lane op costs 2 rounds of B-1 messages at the root in chiara, and
+        // (1 or 2) ceil-ish log2 B rounds of one message in chiara_loglane.
+        const Ledger lf = compute_ledger(flat, 8, cost), ll = compute_ledger(s, 8, cost);
+        const int lane_rounds = (halving ? 2 : 1) * lg + (rem > 0 ? 2 : 0);
+        CHECK(ll.rounds <= lf.rounds - 2 * I + I * lane_rounds);
+        CHECK(ll.messages <= lf.messages - 2 * I * (B - 1) + I * lane_rounds);
+        if (B >= 8) CHECK(ll.messages < lf.messages);
+      }
+    }
+  }
+}
+
+TEST_CASE("chiara_loglane: only the lane phases cross nodes", "[chiara][loglane][ledger]") {
+  for (const char *lane : {"doubling", "halving"}) {
+    const Schedule s =
+        schedule_of("chiara_loglane", {{"chiara_batch", "8"}, {"chiara_lane", lane}}, 64, 64 * 100);
+    REQUIRE(s.error.empty());
+    std::size_t lane_msgs = 0;
+    for (const Plan &p : s.plans)
+      for (const Round &r : p.rounds) {
+        const std::string &ph = p.phases[r.phase];
+        for (const Xfer &x : r.sends) {
+          const bool inter = x.peer / 8 != p.rank / 8;
+          if (ph == "lane_reduce" || ph == "lane_bcast") {
+            CHECK(inter);
+            CHECK(x.peer % 8 == p.rank % 8);  // along the lane
+            ++lane_msgs;
+          } else {
+            CHECK_FALSE(inter);
+          }
+        }
+      }
+    // B = 8 lanes ranks, 8 lanes: log2 8 = 3 exchanges per lane rank, twice for halving.
+    CHECK(lane_msgs == std::size_t(8 * 8 * 3 * (std::string(lane) == "halving" ? 2 : 1)));
+  }
+}
+
+TEST_CASE("chiara_loglane: auto LaneOp follows the block size", "[chiara][loglane]") {
+  auto lane_of = [](int P, std::size_t count, const char *cross) {
+    Config cfg = with_overrides(load_config(), {{param_index("chiara_lane_crossover"), cross}});
+    const AlgorithmInfo *a = find_algorithm(Collective::allreduce, "chiara_loglane");
+    CallShape shape{Collective::allreduce, P, count, {}, true, false};
+    shape.type.size = 8;
+    shape.type.contiguous = true;
+    shape.ranks_per_node = 32;
+    const PlanRequest req = plan_request(*a, cfg, 0, shape);
+    return chiara_lane_mode(req, chiara_shape(req, count));
+  };
+  // P = 2048, b = 32, B = 64: S = 8 doubles per rank is a 2 KiB block, S = 512 a 128 KiB one.
+  CHECK(lane_of(2048, 2048 * 8, "8k") == ChiaraLane::doubling);
+  CHECK(lane_of(2048, 2048 * 512, "8k") == ChiaraLane::halving);
+  CHECK(lane_of(2048, 2048 * 8, "2k") == ChiaraLane::halving);
+  CHECK(lane_of(2048, 2048 * 8, "2049") == ChiaraLane::doubling);
+  // Blocks of fewer than B' elements never halve (a piece would be empty).
+  CHECK(lane_of(2048, 64 * 63, "0") == ChiaraLane::doubling);
+  CHECK(lane_of(2048, 64 * 64, "0") == ChiaraLane::halving);
+  // The parameter's choices are the enum's order.
+  const ParamSpec &spec = param_table()[param_index("chiara_lane")];
+  for (ChiaraLane l :
+       {ChiaraLane::automatic, ChiaraLane::flat, ChiaraLane::doubling, ChiaraLane::halving})
+    CHECK(parse_integer(spec, chiara_lane_name(l)) == static_cast<long long>(l));
 }

@@ -33,6 +33,8 @@ std::vector<Variant> variants() {
   // CHiArA with its default parameters (the parameter sweep is in chiara_test.cpp).
   v.push_back({"chiara", {}});
   v.push_back({"chiara_composed", {}});
+  for (const char *lane : {"auto", "flat", "doubling", "halving"})
+    v.push_back({"chiara_loglane", {{"chiara_lane", lane}}});
   for (const char *a : {"ring", "recursive_halving", "chiara"})
     v.push_back({a, {}, Collective::reduce_scatter_block});
   for (const char *a : {"ring", "recursive_doubling", "chiara"})
@@ -99,6 +101,18 @@ TEST_CASE("every plan is correct for P = 1..64 and odd counts", "[plan]") {
         REQUIRE(err.empty());
       }
     }
+  }
+}
+
+TEST_CASE("the matrix covers every algorithm of the registry", "[plan]") {
+  // The table is the one list of algorithms: a new row must get its variants here (and its
+  // parameter sweep, if any), or this test names it.
+  for (const AlgorithmInfo *a : all_algorithms()) {
+    if (a->is_vendor()) continue;
+    bool found = false;
+    for (const Variant &v : variants()) found = found || (v.coll == a->coll && v.algo == a->name);
+    INFO(collective_name(a->coll) << "/" << a->name << " has no variant in plan_matrix_test.cpp");
+    CHECK(found);
   }
 }
 

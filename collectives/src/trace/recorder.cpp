@@ -196,7 +196,7 @@ void CallScope::plan_impl(const std::vector<std::pair<std::string, long long>> &
   Recorder &r = recorder();
   std::string p;
   for (const auto &kv : params)
-    p += (p.empty() ? "" : ",") + kv.first + "=" + std::to_string(kv.second);
+    p += (p.empty() ? "" : ",") + kv.first + "=" + param_text(kv.first, kv.second);
   r.current.params = r.intern(p);
   auto &ids = r.phase_name_scratch();
   ids.clear();

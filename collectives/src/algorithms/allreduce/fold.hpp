@@ -5,11 +5,25 @@
 // power-of-two algorithm on the "new ranks"; at the end the odd rank sends the result back.
 // New ranks are monotone in real ranks, so aligned blocks of new ranks are contiguous blocks of
 // real ranks: power-of-two schedules that combine aligned blocks stay order-preserving.
+//
+// Also the two power-of-two schedules built on the fold, shared by the allreduce algorithms that
+// run them on the whole communicator (rabenseifner, recursive_doubling) and by those that run
+// them inside a group of it (chiara_loglane, along each CHiArA lane): the recursive-halving
+// reduce-scatter, the recursive-doubling allgather that undoes it, and the butterfly allreduce.
+// A group of `size` members is named by a RankMap; for the whole communicator it is the identity.
 #pragma once
 
 #include "../../plan.hpp"
 
 namespace pcoll {
+
+// Member j of a group is communicator rank base + stride * j. Monotone in j, so schedules that
+// keep member order keep rank order.
+struct RankMap {
+  int base = 0;
+  int stride = 1;
+  int operator()(int member) const { return base + stride * member; }
+};
 
 struct PowerOfTwoFold {
   int size = 1;
@@ -17,15 +31,31 @@ struct PowerOfTwoFold {
   int rem = 0;
 
   explicit PowerOfTwoFold(int p);
-  // -1 for ranks that sit out the power-of-two part (even ranks below 2*rem).
-  int new_rank(int rank) const;
+  // -1 for members that sit out the power-of-two part (even members below 2*rem).
+  int new_rank(int member) const;
   int real_rank(int new_rank) const;
   int log2_pof2() const;
-  // Appends the fold round for `rank`: the even rank sends `work`, the odd one receives it into
-  // `scratch` (same length) and reduces it into `work`.
-  void fold(Plan &plan, int rank, Range work, Range scratch, int phase) const;
-  // Appends the unfold round: the odd rank sends `result` back, the even one receives it there.
-  void unfold(Plan &plan, int rank, Range result, int phase) const;
+  // Appends the fold round for `member`: the even member sends `work`, the odd one receives it
+  // into `scratch` (same length) and reduces it into `work`.
+  void fold(Plan &plan, int member, Range work, Range scratch, int phase, RankMap map = {}) const;
+  // Appends the unfold round: the odd member sends `result` back, the even one receives it there.
+  void unfold(Plan &plan, int member, Range result, int phase, RankMap map = {}) const;
 };
+
+// Recursive halving (Rabenseifner's reduce-scatter) among the f.pof2 new ranks: `work` is cut
+// into f.pof2 blocks (BlockSplit); in step mask = 1, 2, 4, ... new rank nr keeps the half of its
+// current block range selected by bit `mask` of nr, sends the other half to new rank nr ^ mask
+// and reduces the half it receives (into `scratch` at the same offset; scratch.len >= work.len),
+// lower new rank on the left. One round per step; nr ends owning one fully reduced block.
+void halving_reduce_scatter(Plan &plan, const PowerOfTwoFold &f, int nr, Range work, Range scratch,
+                            int phase, RankMap map = {});
+// Recursive doubling allgather that undoes halving_reduce_scatter step by step (same `work`):
+// afterwards every new rank holds all of `work`.
+void doubling_allgather(Plan &plan, const PowerOfTwoFold &f, int nr, Range work, int phase,
+                        RankMap map = {});
+// Butterfly allreduce of the whole of `work` among the new ranks: in step mask both partners
+// exchange everything and reduce, lower new rank on the left, so both hold the same bits.
+void butterfly_allreduce(Plan &plan, const PowerOfTwoFold &f, int nr, Range work, Range scratch,
+                         int phase, RankMap map = {});
 
 }  // namespace pcoll

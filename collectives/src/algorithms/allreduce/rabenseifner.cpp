@@ -32,44 +32,8 @@ Plan build(const PlanRequest &req) {
   f.fold(plan, req.rank, out_range(0, n), tmp_range(0, n), fold_ph);
   const int nr = f.new_rank(req.rank);
   if (nr >= 0) {
-    const BlockSplit blocks{n, static_cast<std::size_t>(f.pof2)};
-    auto elems = [&](std::size_t lo, std::size_t hi) {  // element range of blocks [lo, hi)
-      return std::make_pair(blocks.offset(lo), blocks.offset(hi) - blocks.offset(lo));
-    };
-    std::size_t lo = 0, hi = static_cast<std::size_t>(f.pof2);
-    std::vector<std::pair<std::size_t, std::size_t>> kept;  // block ranges before each halving
-    for (int mask = 1; mask < f.pof2; mask <<= 1) {
-      const int pnr = nr ^ mask, partner = f.real_rank(pnr);
-      const std::size_t mid = lo + (hi - lo) / 2;
-      const bool upper = (nr & mask) != 0;
-      const auto send = upper ? elems(lo, mid) : elems(mid, hi);
-      const auto keep = upper ? elems(mid, hi) : elems(lo, mid);
-      kept.emplace_back(lo, hi);
-      Round &r = plan.new_round(rs);
-      add_send(r, partner, out_range(send.first, send.second));
-      const int rv = add_recv(r, partner, tmp_range(keep.first, keep.second));
-      add_reduce(r, tmp_range(keep.first, keep.second), out_range(keep.first, keep.second),
-                 /*src_is_left=*/pnr < nr, rv);
-      if (upper)
-        lo = mid;
-      else
-        hi = mid;
-    }
-    // Allgather: undo the halvings in reverse order; the partner owns the sibling half.
-    for (int mask = f.pof2 / 2; mask >= 1; mask >>= 1) {
-      const int partner = f.real_rank(nr ^ mask);
-      const auto parent = kept.back();
-      kept.pop_back();
-      const auto mine = elems(lo, hi);
-      const std::size_t mid = parent.first + (parent.second - parent.first) / 2;
-      const bool upper = lo == mid;
-      const auto theirs = upper ? elems(parent.first, mid) : elems(mid, parent.second);
-      Round &r = plan.new_round(ag);
-      add_send(r, partner, out_range(mine.first, mine.second));
-      add_recv(r, partner, out_range(theirs.first, theirs.second));
-      lo = parent.first;
-      hi = parent.second;
-    }
+    halving_reduce_scatter(plan, f, nr, out_range(0, n), tmp_range(0, n), rs);
+    doubling_allgather(plan, f, nr, out_range(0, n), ag);
   }
   f.unfold(plan, req.rank, out_range(0, n), unfold_ph);
   return plan;

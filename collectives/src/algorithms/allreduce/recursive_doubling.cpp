@@ -27,15 +27,7 @@ Plan build(const PlanRequest &req) {
   const PowerOfTwoFold f(req.size);
   f.fold(plan, req.rank, out_range(0, n), tmp_range(0, n), fold_ph);
   const int nr = f.new_rank(req.rank);
-  if (nr >= 0) {
-    for (int mask = 1; mask < f.pof2; mask <<= 1) {
-      const int partner = f.real_rank(nr ^ mask);
-      Round &r = plan.new_round(bfly);
-      add_send(r, partner, out_range(0, n));
-      const int rv = add_recv(r, partner, tmp_range(0, n));
-      add_reduce(r, tmp_range(0, n), out_range(0, n), /*src_is_left=*/partner < req.rank, rv);
-    }
-  }
+  if (nr >= 0) butterfly_allreduce(plan, f, nr, out_range(0, n), tmp_range(0, n), bfly);
   f.unfold(plan, req.rank, out_range(0, n), unfold_ph);
   return plan;
 }

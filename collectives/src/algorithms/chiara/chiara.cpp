@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "../../config.hpp"
+#include "../allreduce/fold.hpp"
 
 namespace pcoll {
 
@@ -255,6 +256,80 @@ void chiara_lane_bcast(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &b
   }
 }
 
+// ---- Phase II with a logarithmic LaneOp (chiara_loglane) ----------------------------------------
+const char *chiara_lane_name(ChiaraLane lane) {
+  switch (lane) {
+    case ChiaraLane::automatic:
+      return "auto";
+    case ChiaraLane::flat:
+      return "flat";
+    case ChiaraLane::doubling:
+      return "doubling";
+    case ChiaraLane::halving:
+      return "halving";
+  }
+  return "?";
+}
+
+ChiaraLane chiara_lane_mode(const PlanRequest &req, const ChiaraShape &s) {
+  const auto lane = static_cast<ChiaraLane>(req.param("chiara_lane"));
+  if (lane != ChiaraLane::automatic) return lane;
+  const std::size_t smallest = s.m / static_cast<std::size_t>(s.B);  // elements
+  const auto pof2 = static_cast<std::size_t>(PowerOfTwoFold(s.B).pof2);
+  const bool big =
+      smallest * req.type_size >= static_cast<std::size_t>(req.param("chiara_lane_crossover"));
+  return big && smallest >= pof2 ? ChiaraLane::halving : ChiaraLane::doubling;
+}
+
+namespace {
+
+// One stage's lane allreduce part: the reduce half (reduce = true) or the broadcast half.
+void loglane_stage(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, ChiaraLane lane,
+                   int t, bool reduce, int ph) {
+  const int x = s.batch(r), i = s.lane(r);
+  const int d = t * s.b + i;
+  if (d >= s.B) return;
+  const auto blk = s.block(d);
+  const std::size_t len = blk.second - blk.first;
+  if (len == 0) return;
+  const PowerOfTwoFold f(s.B);
+  const RankMap lane_ranks{i, s.b};  // member x of lane i is rank x*b + i
+  const Range work = buf.work_range(blk.first, blk.second);
+  std::size_t cursor = 0;  // scratch is reused from stage to stage: rounds run in order
+  const Range scratch = tmp_range(claim(buf, cursor, len), len);
+  const int nr = f.new_rank(x);
+  if (reduce) {
+    f.fold(plan, x, work, scratch, ph, lane_ranks);
+    if (nr < 0) return;
+    if (lane == ChiaraLane::halving)
+      halving_reduce_scatter(plan, f, nr, work, scratch, ph, lane_ranks);
+    else
+      butterfly_allreduce(plan, f, nr, work, scratch, ph, lane_ranks);
+  } else {
+    if (nr >= 0 && lane == ChiaraLane::halving)
+      doubling_allgather(plan, f, nr, work, ph, lane_ranks);
+    f.unfold(plan, x, work, ph, lane_ranks);
+  }
+}
+
+}  // namespace
+
+void chiara_loglane_reduce(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf,
+                           ChiaraLane lane) {
+  if (lane == ChiaraLane::flat) return chiara_lane_reduce(plan, s, r, buf);
+  if (s.B == 1) return;
+  const int ph = plan.phase_index("lane_reduce");
+  for (int t = 0; t < s.I; ++t) loglane_stage(plan, s, r, buf, lane, t, true, ph);
+}
+
+void chiara_loglane_bcast(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf,
+                          ChiaraLane lane) {
+  if (lane == ChiaraLane::flat) return chiara_lane_bcast(plan, s, r, buf);
+  if (s.B == 1) return;
+  const int ph = plan.phase_index("lane_bcast");
+  for (int t = 0; t < s.I; ++t) loglane_stage(plan, s, r, buf, lane, t, false, ph);
+}
+
 // ---- Phase III: intra-batch radix-k_AG allgather (Algorithm 3) ----------------------------------
 void chiara_intra_ag(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf) {
   if (s.b == 1) return;
@@ -336,7 +411,10 @@ void chiara_align(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, R
   root_segments(plan, s, r, buf, src, /*scatter=*/false, "intra_align");
 }
 
-double chiara_model(const ChiaraShape &s, std::size_t ts, const CostParams &c, bool composed) {
+double chiara_model(const ChiaraShape &s, std::size_t ts, const CostParams &c, bool composed,
+                    ChiaraLane lane) {
+  const PowerOfTwoFold f(s.B);
+  const double lg = f.log2_pof2(), fo = f.rem > 0 ? 1 : 0, q = f.pof2;
   const double blk = double(s.m * ts) / double(s.B);  // bytes per block
   double t_total = 0;
   for (int t = 0; t < s.I; ++t) {
@@ -355,7 +433,19 @@ double chiara_model(const ChiaraShape &s, std::size_t ts, const CostParams &c, b
         for (long long j = 1; j < kg && j * dist < s.b; ++j)  // clipped like the plan
           t_total += c.alpha + c.beta * blk * double(std::min<long long>(dist, s.b - j * dist));
     }
-    if (s.B > 1) t_total += 2 * (s.B - 1) * (c.alpha + c.beta * blk) + (s.B - 1) * c.gamma * blk;
+    if (s.B > 1) {
+      switch (lane) {
+        case ChiaraLane::doubling:  // fold, butterfly, unfold (as recursive_doubling)
+          t_total += (lg + 2 * fo) * (c.alpha + c.beta * blk) + (lg + fo) * c.gamma * blk;
+          break;
+        case ChiaraLane::halving:  // fold, halving, doubling, unfold (as rabenseifner)
+          t_total += (2 * lg + 2 * fo) * c.alpha + (2 * (q - 1) / q + 2 * fo) * c.beta * blk +
+                     ((q - 1) / q + fo) * c.gamma * blk;
+          break;
+        default:  // the paper's flat LaneOp: 2(B-1) messages serialised at the lane root
+          t_total += 2 * (s.B - 1) * (c.alpha + c.beta * blk) + (s.B - 1) * c.gamma * blk;
+      }
+    }
   }
   if (composed && s.b > 1) t_total += 2 * (s.b - 1) * (c.alpha + c.beta * blk / s.b);
   return t_total;

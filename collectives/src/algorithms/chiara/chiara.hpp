@@ -94,6 +94,31 @@ void chiara_redistribute(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers 
 // x; `src` is where rank r's own segment is (its input).
 void chiara_align(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, Range src);
 
+// ---- Phase II with a logarithmic LaneOp (chiara_loglane; beyond the paper) ----------------------
+// The paper's LaneOp gathers block d at one lane root and broadcasts it back: 2(B-1) block
+// messages serialised through that rank per stage. Every rank of lane i holds block d of stage t
+// after Phase I, so Phase II is an allreduce of block d among the B lane ranks x*b + i (lane
+// member x = batch x), which the fold-based power-of-two schedules (../allreduce/fold.hpp) do in
+// logarithmically many rounds:
+//   doubling  "lane_reduce": fold (B not a power of two) + butterfly, log2 B' rounds of whole
+//             blocks; "lane_bcast": unfold;
+//   halving   "lane_reduce": fold + recursive-halving reduce-scatter of the block;
+//             "lane_bcast": recursive-doubling allgather + unfold; 2 log2 B' rounds, 2 blocks
+//             sent and received per rank instead of 2(B-1) at the root;
+//   flat      the paper's LaneOp (chiara_lane_reduce / chiara_lane_bcast above).
+// The order matches the choices of the parameter chiara_lane (its integer value is the index).
+enum class ChiaraLane : int { automatic = 0, flat = 1, doubling = 2, halving = 3 };
+const char *chiara_lane_name(ChiaraLane lane);
+// chiara_lane of the request with auto resolved: halving when the smallest block has at least
+// chiara_lane_crossover bytes and at least B' (largest power of two <= B) elements, so that no
+// piece of the halving is empty; doubling otherwise.
+ChiaraLane chiara_lane_mode(const PlanRequest &req, const ChiaraShape &s);
+// Phase II-a / II-b with the given (resolved) LaneOp, all stages in stage order.
+void chiara_loglane_reduce(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf,
+                           ChiaraLane lane);
+void chiara_loglane_bcast(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf,
+                          ChiaraLane lane);
+
 // The declared parameters of every CHiArA algorithm.
 inline std::vector<const char *> chiara_params() {
   return {"chiara_batch", "chiara_bmax", "chiara_krs", "chiara_kag", "chiara_kag_crossover"};
@@ -101,7 +126,7 @@ inline std::vector<const char *> chiara_params() {
 
 // Closed-form alpha-beta-gamma estimate of the semi-composed (composed = false) or naively
 // composed allreduce; an estimate (stages of different lanes overlap in practice).
-double chiara_model(const ChiaraShape &s, std::size_t type_size, const CostParams &c,
-                    bool composed);
+double chiara_model(const ChiaraShape &s, std::size_t type_size, const CostParams &c, bool composed,
+                    ChiaraLane lane = ChiaraLane::flat);
 
 }  // namespace pcoll

@@ -1,0 +1,94 @@
+// chiara_loglane: CHiArA's semi-composed hierarchical allreduce with a logarithmic LaneOp
+// (beyond the paper: seed paper 002, Algorithm 4, with Phase II replaced by Rabenseifner's or
+// the butterfly schedule along each lane; Thakur, Rabenseifner, Gropp 2005, Sec. 4).
+//
+// Same batch-lane topology, shape rule, stages and Phases I and III as chiara (same parameters
+// chiara_batch, chiara_bmax, chiara_krs, chiara_kag, chiara_kag_crossover). Phase II does not
+// gather block d at one lane root and broadcast it back (2(B-1) block messages through that
+// rank per stage: the bottleneck when B = P/b is large, e.g. B = 64 at P = 2048, b = 32); it
+// allreduces block d among the B ranks of lane i, which all hold it after Phase I:
+//   chiara_lane=halving   recursive-halving reduce-scatter of the block ("lane_reduce") and
+//                         recursive-doubling allgather ("lane_bcast"), fold/unfold when B is
+//                         not a power of two; bandwidth-optimal;
+//   chiara_lane=doubling  butterfly of whole blocks ("lane_reduce", with the fold) and the
+//                         unfold ("lane_bcast"); latency-optimal for small blocks;
+//   chiara_lane=flat      the paper's LaneOp: the plan is exactly chiara's;
+//   chiara_lane=auto      halving for blocks of at least chiara_lane_crossover bytes (and B'
+//                         elements), doubling below. Schedules in ../chiara/chiara.hpp.
+// Each element is still reduced on one rank in one fixed order per step, and the butterfly
+// partners evaluate the same expression, so all ranks hold identical bits.
+//
+// Restrictions: commutative op (Phase I's fold and radix-k exchange combine the lanes of a batch
+// out of rank order; the lane schedules themselves keep batch order); PCOLL_CHIARA_BATCH, when
+// set, must divide P.
+// Cost per stage (block n/B bytes; B' = largest power of two <= B; f = 1 if B != B'): Phases I
+// and III as chiara; Phase II
+//   halving:  (2 log2 B' + 2f) alpha + (2 (B'-1)/B' + 2f) beta n/B + ((B'-1)/B' + f) gamma n/B,
+//   doubling: (log2 B' + 2f)(alpha + beta n/B) + (log2 B' + f) gamma n/B,
+// instead of 2(B-1)(alpha + beta n/B) + (B-1) gamma n/B. An estimate (chiara_model); the ledger
+// has the exact count. Temporary: as chiara's Phase I, or one block, whichever is larger.
+#include "../chiara/chiara.hpp"
+
+#include <string>
+
+namespace pcoll {
+namespace {
+
+std::vector<const char *> params() {
+  std::vector<const char *> p = chiara_params();
+  p.push_back("chiara_lane");
+  p.push_back("chiara_lane_crossover");
+  return p;
+}
+
+Plan build(const PlanRequest &req) {
+  Plan plan;
+  plan.phase_index("intra_rs");
+  plan.phase_index("lane_reduce");
+  plan.phase_index("lane_bcast");
+  plan.phase_index("intra_ag");
+  if (req.size == 1 || req.count == 0) return plan;
+  const ChiaraShape s = chiara_shape(req, req.count);
+  const ChiaraLane lane = chiara_lane_mode(req, s);
+  ChiaraBuffers buf;  // work = out, receives in tmp
+  chiara_intra_rs(plan, s, req.rank, buf);
+  chiara_loglane_reduce(plan, s, req.rank, buf, lane);
+  chiara_loglane_bcast(plan, s, req.rank, buf, lane);
+  chiara_intra_ag(plan, s, req.rank, buf);
+  plan.tmp_elems = buf.scratch_max;
+  return plan;
+}
+
+double model(const PlanRequest &req, const CostParams &c) {
+  const ChiaraShape s = chiara_shape(req, req.count);
+  return chiara_model(s, req.type_size, c, false, chiara_lane_mode(req, s));
+}
+
+std::string explain(const PlanRequest &req) {
+  const ChiaraShape s = chiara_shape(req, req.count);
+  return chiara_explain(s) + "; lane=" + chiara_lane_name(chiara_lane_mode(req, s));
+}
+
+}  // namespace
+
+const AlgorithmInfo &chiara_loglane_allreduce_info() {
+  static const AlgorithmInfo info{Collective::allreduce,
+                                  "chiara_loglane",
+                                  "CHiArA with a logarithmic LaneOp: intra-batch reduce-scatter, "
+                                  "Rabenseifner (large blocks) or recursive doubling (small) "
+                                  "along each lane, intra-batch allgather, in stages",
+                                  "Configurable and Hierarchical Allreduce, Algorithm 4 (seed "
+                                  "002), Phase II by Thakur, Rabenseifner, Gropp 2005",
+                                  {/*needs_commutative=*/true},
+                                  params(),
+                                  build,
+                                  model,
+                                  chiara_check,
+                                  explain,
+                                  /*model_exact=*/false,
+                                  /*auto_candidate=*/true,
+                                  chiara_warning};
+  return info;
+}
+
+}  // namespace pcoll
