@@ -15,7 +15,8 @@ targets=()
 "${here}/setup-deps.sh"
 pcoll_msg "configuring ${build}"
 cmake -S "${root}" -B "${build}" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" \
-    -DPCOLL_WITH_KOKKOS=ON -DPCOLL_WITH_HDF5=ON -DPCOLL_BUILD_APPS=ON -DPCOLL_BUILD_TESTS=ON >"${build}.configure.log" 2>&1 ||
+    -DPCOLL_WITH_KOKKOS=ON -DPCOLL_WITH_HDF5=ON -DPCOLL_BUILD_APPS=ON -DPCOLL_BUILD_TESTS=ON \
+    -DPCOLL_SMPI_BUILD_DIR="${PCOLL_SMPI_BUILD_DIR:-${root}/build-smpi}" >"${build}.configure.log" 2>&1 ||
     { cat "${build}.configure.log" >&2; pcoll_die "cmake configure failed"; }
 pcoll_msg "building (log: ${build}.build.log)"
 cmake --build "${build}" -j "$(pcoll_jobs)" "${targets[@]}" >"${build}.build.log" 2>&1 ||

@@ -39,6 +39,7 @@ APT_PACKAGES=(
     catch2 libfftw3-dev libfftw3-mpi-dev libtomlplusplus-dev libcli11-dev
     python3-h5py python3-matplotlib python3-numpy
     dpkg-dev clang-format
+    libsimgrid-dev
 )
 
 # ---------------------------------------------------------------------------

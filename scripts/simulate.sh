@@ -1,0 +1,255 @@
+#!/usr/bin/env bash
+# Paper scale in simulation: the CHiArA paper's evaluation (Figs. 6, 7, 9, 11 and the k-means
+# case study of Fig. 12) at its rank counts, on SimGrid SMPI models of Polaris-, Fugaku- and
+# Aurora-like machines (inputs/platforms/). The real pcoll code runs; the network is simulated.
+#
+#   scripts/simulate.sh [--quick] [--experiments "fig11 fig6 fig7 fig9 kmeans"]
+#       [--platforms "polaris fugaku"] [--ranks "64 128 256 512 1024 2048"]
+#       [--segments "1 8 64 512 4096"] [--algos "chiara chiara_loglane rabenseifner auto"]
+#       [--selectors "mpich ompi"] [--jobs N] [--out DIR] [--build DIR] [--list]
+#
+# Every simulation is one "cell" (one smpirun) whose CSV lands in OUT/cells/; a cell whose CSV
+# exists is not run again, so an interrupted sweep resumes where it stopped (delete a CSV to
+# redo it). Independent cells run in parallel, --jobs at a time (default: the core count).
+# Simulated times are deterministic: the same cell gives the same numbers every time.
+# At the end scripts/sim_report.py writes the tables (text + CSV) and PNGs into OUT/.
+#
+# Vendor baselines are SMPI's re-implementations of MPICH's and Open MPI's selection logic
+# (--cfg=smpi/coll-selector:mpich|ompi); never SMPI's naive default. pcoll's algorithms run in
+# the mpich cells (the selector only changes the barrier before each timed call).
+# Network only for the collectives (smpi/simulate-computation:no: neither side is charged for
+# reduction arithmetic); k-means is charged its compute time per iteration, measured natively
+# here for the same per-rank problem (OUT/kmeans-calibration-DECK.txt).
+set -euo pipefail
+here="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)"
+# shellcheck source=lib/common.sh
+source "${here}/lib/common.sh"
+PCOLL_LOG_TAG="pcoll simulate"
+root="$(pcoll_repo_root)"
+
+experiments="fig11 fig6 fig7 fig9 kmeans"
+platforms="polaris fugaku"
+ranks="64 128 256 512 1024 2048"
+segments="1 8 64 512 4096"
+algos="chiara chiara_loglane rabenseifner auto"
+selectors="mpich ompi"
+jobs="$(pcoll_jobs)"
+out="${root}/sim-out"
+build="${root}/build-smpi"
+list_only=0
+quick=0
+usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --quick) quick=1; shift ;;
+        --experiments) experiments="$2"; shift 2 ;;
+        --platforms) platforms="$2"; shift 2 ;;
+        --ranks) ranks="$2"; shift 2 ;;
+        --segments) segments="$2"; shift 2 ;;
+        --algos) algos="$2"; shift 2 ;;
+        --selectors) selectors="$2"; shift 2 ;;
+        --jobs) jobs="$2"; shift 2 ;;
+        --out) out="$2"; shift 2 ;;
+        --build) build="$2"; shift 2 ;;
+        --list) list_only=1; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) pcoll_die "unknown argument: $1 (see --help)" ;;
+    esac
+done
+if [[ ${quick} -eq 1 ]]; then
+    # A smoke run of a few minutes: every experiment, small P.
+    ranks="64 128"; segments="8 512"
+fi
+[[ "${jobs}" =~ ^[1-9][0-9]*$ ]] || pcoll_die "--jobs must be a positive integer, got '${jobs}'"
+for p in ${platforms}; do
+    [[ -f "${root}/inputs/platforms/${p}.xml" ]] ||
+        pcoll_die "no platform '${p}' (inputs/platforms/: $(cd "${root}/inputs/platforms" && ls -- *.xml | sed 's/\.xml//' | tr '\n' ' '))"
+done
+for a in ${algos}; do
+    [[ "${a}" =~ ^[a-z_]+$ ]] || pcoll_die "bad algorithm name '${a}'"
+done
+
+# Ranks per node of a platform: the core count of its hosts (one rank per core).
+platform_rpn() { "${here}/sim_hostfile.sh" "${root}/inputs/platforms/$1.xml" 1024 | sed 's/.*://;q'; }
+divisors_upto() {  # divisors of $1 in [2, $2]
+    local P="$1" max="$2" d
+    for ((d = 2; d <= max && d <= P; d++)); do ((P % d == 0)) && printf '%s ' "${d}"; done
+}
+
+# ---- the cells --------------------------------------------------------------------------------
+# One line per cell: id <TAB> kind <TAB> platform <TAB> P <TAB> selector <TAB> env <TAB> args
+cells=()
+add_cell() { cells+=("$1"$'\t'"$2"$'\t'"$3"$'\t'"$4"$'\t'"$5"$'\t'"$6"$'\t'"$7"); }
+for exp in ${experiments}; do
+    case "${exp}" in
+        fig11)
+            # One simulation per (platform, P, selector, group of algorithms), every S in it:
+            # starting P simulated ranks costs more wall time than a few calls (SMPI's start-up
+            # and communicator set-up grow faster than P^2), so the sizes share one start.
+            for p in ${platforms}; do
+                for P in ${ranks}; do
+                    for sel in ${selectors}; do
+                        if [[ "${sel}" != mpich ]]; then
+                            add_cell "fig11-${p}-P${P}-${sel}-vendor" bench "${p}" "${P}" "${sel}" "-" \
+                                "--algos vendor --per-rank-segment ${segments// /,}"
+                            continue
+                        fi
+                        a="vendor"
+                        for x in ${algos}; do [[ "${x}" == chiara_loglane ]] || a="${a},${x}"; done
+                        [[ "${p}" == polaris ]] && a="${a},chiara_composed"  # Fig. 9
+                        ((P <= 128)) && a="${a},ring"  # P-1 rounds: affordable only here
+                        add_cell "fig11-${p}-P${P}-${sel}-paper" bench "${p}" "${P}" "${sel}" "-" \
+                            "--algos ${a} --per-rank-segment ${segments// /,}"
+                        if [[ " ${algos} " == *" chiara_loglane "* ]]; then
+                            add_cell "fig11-${p}-P${P}-${sel}-loglane" bench "${p}" "${P}" "${sel}" "-" \
+                                "--algos chiara_loglane --per-rank-segment ${segments// /,}"
+                        fi
+                    done
+                done
+            done ;;
+        fig6)  # chiara vs batch size b, every divisor up to 2*b_max (beyond b_max: spills)
+            for P in 256 2048; do
+                [[ ${quick} -eq 1 ]] && P=64
+                rpn="$(platform_rpn polaris)"
+                for b in $(divisors_upto "${P}" $((2 * rpn))); do
+                    add_cell "fig6-polaris-P${P}-b${b}" bench polaris "${P}" mpich "PCOLL_CHIARA_BATCH=${b}" \
+                        "--algos chiara --per-rank-segment 8,512"
+                done
+                [[ ${quick} -eq 1 ]] && break
+            done ;;
+        fig7)  # radix sweeps at one P (the paper's Fig. 7 style), b = the rule's choice
+            P=256; [[ ${quick} -eq 1 ]] && P=64
+            for k in 2 3 4 8 15; do
+                add_cell "fig7-polaris-P${P}-kag${k}" bench polaris "${P}" mpich "PCOLL_CHIARA_KAG=${k}" \
+                    "--algos chiara --per-rank-segment 8,512,4096"
+            done
+            for k in 2 4 8 16; do
+                add_cell "fig7-polaris-P${P}-krs${k}" bench polaris "${P}" mpich "PCOLL_CHIARA_KRS=${k}" \
+                    "--algos chiara --per-rank-segment 8,512,4096"
+            done ;;
+        fig9) ;;  # chiara_composed rides along in the Polaris fig11 cells
+        kmeans)
+            for spec in "polaris polaris 256 2048" "fugaku fugaku 576 2304"; do
+                read -r deck p P1 P2 <<<"${spec}"
+                [[ " ${platforms} " == *" ${p} "* ]] || continue
+                for P in ${P1} ${P2}; do
+                    [[ ${quick} -eq 1 ]] && P=64
+                    for sel in ${selectors}; do
+                        a="vendor"
+                        if [[ "${sel}" == mpich ]]; then
+                            for x in ${algos}; do [[ "${x}" == chiara_loglane ]] || a="${a},${x}"; done
+                            if [[ " ${algos} " == *" chiara_loglane "* ]]; then
+                                add_cell "kmeans-${deck}-P${P}-${sel}-loglane" kmeans "${p}" "${P}" "${sel}" "-" \
+                                    "--deck ${deck} --allreduce chiara_loglane"
+                            fi
+                        fi
+                        add_cell "kmeans-${deck}-P${P}-${sel}" kmeans "${p}" "${P}" "${sel}" "-" \
+                            "--deck ${deck} --allreduce ${a}"
+                    done
+                    [[ ${quick} -eq 1 ]] && break
+                done
+            done ;;
+        *) pcoll_die "unknown experiment '${exp}' (fig11 fig6 fig7 fig9 kmeans)" ;;
+    esac
+done
+[[ ${#cells[@]} -gt 0 ]] || pcoll_die "nothing to simulate"
+
+if [[ ${list_only} -eq 1 ]]; then
+    printf '%s\n' "${cells[@]}" | cut -f1,2,3,4,5,6,7 | column -t -s $'\t'
+    exit 0
+fi
+
+# ---- build, calibrate ---------------------------------------------------------------------------
+"${here}/build-smpi.sh" "${build}"
+command -v smpirun >/dev/null || pcoll_die "smpirun not found (Debian: libsimgrid-dev)"
+mkdir -p "${out}/cells" "${out}/logs" "${out}/hostfiles"
+
+calibrate_kmeans() {  # seconds of computation per iteration and rank, measured natively
+    local deck="$1" f="${out}/kmeans-calibration-$1.txt"
+    if [[ ! -s "${f}" ]]; then
+        "${here}/build.sh" "${root}/build" kmeans
+        pcoll_mpirun_env
+        pcoll_msg "calibrating k-means compute for deck ${deck}: 1 rank, 1 thread, real kernels"
+        OMP_NUM_THREADS=1 OMP_PROC_BIND=false mpiexec -n 1 "${root}/build/apps/kmeans/kmeans" --deck "${deck}" \
+            --allreduce vendor --runs 5 --warmup 1 --fixed-iterations -q --csv "${f}.csv" >/dev/null
+        # median over the timed runs of compute_s / iterations
+        awk -F, 'NR==1{for(i=1;i<=NF;i++)h[$i]=i; next} $h["warmup"]==0{print $h["compute_s"]/$h["iterations"]}' "${f}.csv" |
+            sort -g | awk '{v[NR]=$1} END{m=(NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR/2+1])/2; printf "%.9g\n", m}' >"${f}.tmp"
+        mv "${f}.tmp" "${f}"
+        pcoll_msg "k-means ${deck}: $(cat "${f}") s of compute per iteration and rank (${f})"
+    fi
+    cat "${f}"
+}
+
+# ---- run the cells ------------------------------------------------------------------------------
+weight() { echo $(($2 * $2 / 64 + 1)); }  # cost grows about as P^2 (flows x events)
+run_cell() {  # id kind platform P selector env args
+    local id="$1" kind="$2" p="$3" P="$4" sel="$5" envs="$6" args="$7"
+    local hf="${out}/hostfiles/${p}-${P}" csv="${out}/cells/${id}.csv" log="${out}/logs/${id}.log"
+    [[ -s "${hf}" ]] || "${here}/sim_hostfile.sh" "${root}/inputs/platforms/${p}.xml" "${P}" >"${hf}"
+    cd "${out}"  # smpirun leaves its temporary files in the working directory
+    local cmd=(smpirun -np "${P}" -platform "${root}/inputs/platforms/${p}.xml" -hostfile "${hf}"
+        --cfg=smpi/simulate-computation:no --cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1
+        --cfg=smpi/coll-selector:"${sel}" --cfg=smpi/privatization:1 --log=root.thres:warning)
+    local env_list=(PCOLL_SIM_SHARED_BYTES=1m PCOLL_FALLBACK=error OMP_NUM_THREADS=1)
+    [[ "${envs}" != "-" ]] && env_list+=("${envs}")
+    # shellcheck disable=SC2086  # args is a word list by construction
+    if [[ "${kind}" == bench ]]; then
+        env "${env_list[@]}" "${cmd[@]}" "${build}/apps/collbench/collbench" ${args} --trials 1 --warmup 1 \
+            --no-overhead -q --csv "${csv}.tmp" >"${log}" 2>&1
+    else
+        local deck="${args#--deck }"; deck="${deck%% *}"
+        local comp; comp="$(cat "${out}/kmeans-calibration-${deck}.txt")"
+        # Deterministic simulation: every iteration after the first costs the same, so a short
+        # run (1 warm-up + 1 timed run of 2 iterations) gives the per-iteration time exactly.
+        env "${env_list[@]}" "${cmd[@]}" "${build}/apps/kmeans/kmeans" ${args} --iterations 2 --fixed-iterations \
+            --runs 1 --warmup 1 -q --sim-compute-per-iteration "${comp}" --csv "${csv}.tmp" >"${log}" 2>&1
+    fi
+    mv "${csv}.tmp" "${csv}"
+}
+
+todo=() total_w=0 todo_w=0
+for c in "${cells[@]}"; do
+    IFS=$'\t' read -r id kind p P sel envs args <<<"${c}"
+    w="$(weight "${kind}" "${P}")"; total_w=$((total_w + w))
+    [[ -s "${out}/cells/${id}.csv" ]] && continue
+    todo+=("${c}"); todo_w=$((todo_w + w))
+done
+pcoll_msg "${#cells[@]} cells, ${#todo[@]} to run (the rest are done: resuming), ${jobs} at a time; output in ${out}"
+for c in "${todo[@]}"; do
+    IFS=$'\t' read -r id kind p P sel envs args <<<"${c}"
+    if [[ "${kind}" == kmeans ]]; then deck="${args#--deck }"; calibrate_kmeans "${deck%% *}" >/dev/null; fi
+done
+
+start=$(date +%s) done_w=0 n_done=0 failed=0
+declare -A pid_cell=() pid_start=()
+finish_one() {
+    local pid rc=0
+    wait -n -p pid || rc=$?
+    local c="${pid_cell[${pid}]}"
+    IFS=$'\t' read -r id kind p P sel envs args <<<"${c}"
+    local now; now=$(date +%s)
+    n_done=$((n_done + 1)); done_w=$((done_w + $(weight "${kind}" "${P}")))
+    local el=$((now - start)) rem="?"
+    ((done_w > 0)) && rem=$(((todo_w - done_w) * el / done_w))
+    if ((rc != 0)); then
+        failed=$((failed + 1))
+        pcoll_msg "[${n_done}/${#todo[@]}] FAILED ${id} (exit ${rc}); log: ${out}/logs/${id}.log"
+        tail -n 5 "${out}/logs/${id}.log" >&2 || true
+    else
+        pcoll_msg "[${n_done}/${#todo[@]}] ${id}: $((now - pid_start[${pid}])) s; elapsed ${el} s, about ${rem} s to go"
+    fi
+    unset "pid_cell[${pid}]"
+}
+for c in "${todo[@]}"; do
+    while ((${#pid_cell[@]} >= jobs)); do finish_one; done
+    IFS=$'\t' read -r id kind p P sel envs args <<<"${c}"
+    run_cell "${id}" "${kind}" "${p}" "${P}" "${sel}" "${envs}" "${args}" &
+    pid_cell[$!]="${c}"; pid_start[$!]=$(date +%s)
+done
+while ((${#pid_cell[@]} > 0)); do finish_one; done
+((failed == 0)) || pcoll_die "${failed} cell(s) failed; rerun the same command to retry them"
+pcoll_msg "all cells done in $(($(date +%s) - start)) s"
+
+py="$(pcoll_python)" || pcoll_die "the report needs Debian's python3 with matplotlib (see above)"
+"${py}" "${here}/sim_report.py" "${out}" --paper "${root}/inputs/kmeans"

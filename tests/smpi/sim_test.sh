@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SMPI tests (registered by tests/smpi/CMakeLists.txt): the SMPI build must not rot.
+#   sim_test.sh MODE SMPI_BUILD_DIR SOURCE_ROOT WORKDIR
+# MODE:
+#   verify       collbench runs every algorithm of allreduce, reduce_scatter_block and allgather
+#                at P = 16 on tests/smpi/small.xml (4 hosts x 4 cores), odd counts, each result
+#                checked exactly (collbench exits 1 on any wrong result)
+#   determinism  the same simulation twice gives identical simulated times, bit for bit
+#   kmeans       the k-means app at P = 16 with vendor, chiara and rabenseifner: identical
+#                clustering (digest) and the injected compute time is charged
+set -euo pipefail
+mode="$1" smpi_build="$2" root="$3" work="$4"
+mkdir -p "${work}"
+cd "${work}"
+"${root}/scripts/sim_hostfile.sh" "${root}/tests/smpi/small.xml" 16 >hosts16
+run() {
+    smpirun -np 16 -platform "${root}/tests/smpi/small.xml" -hostfile hosts16 \
+        --cfg=smpi/simulate-computation:no --cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1 \
+        --cfg=smpi/coll-selector:mpich --cfg=smpi/privatization:1 --log=root.thres:warning "$@"
+}
+bench="${smpi_build}/apps/collbench/collbench"
+case "${mode}" in
+    verify)
+        for coll in allreduce reduce_scatter_block allgather; do
+            # default --algos: every algorithm of the collective, vendor first
+            run "${bench}" --coll "${coll}" --per-rank-segment 1,7,64,1000 --trials 2 --warmup 1 \
+                --no-overhead -q --csv "verify-${coll}.csv"
+            n=$(($(wc -l <"verify-${coll}.csv") - 1))
+            echo "${coll}: ${n} rows verified"
+            [[ ${n} -ge 8 ]] || { echo "FAIL: too few rows for ${coll}"; exit 1; }
+            if awk -F, 'NR > 1 && $NF != 0 {bad = 1} END {exit !bad}' "verify-${coll}.csv"; then
+                echo "FAIL: a wrong or unverified row"; exit 1
+            fi
+        done ;;
+    determinism)
+        for i in 1 2; do
+            run "${bench}" --algos vendor,ring,rabenseifner,chiara --per-rank-segment 8,512 \
+                --trials 2 --warmup 1 --no-overhead -q --csv "det-${i}.csv"
+        done
+        cmp det-1.csv det-2.csv || { echo "FAIL: two identical simulations differ"; diff det-1.csv det-2.csv; exit 1; }
+        echo "identical: $(($(wc -l <det-1.csv) - 1)) rows" ;;
+    kmeans)
+        run "${smpi_build}/apps/kmeans/kmeans" --deck quick --allreduce vendor,chiara,rabenseifner \
+            --iterations 3 --fixed-iterations --runs 1 --warmup 0 -q --sim-compute-per-iteration 0.002 \
+            --csv km.csv | tee km.out
+        n=$(awk -F, 'NR > 1 {print $17}' km.csv | sort -u | wc -l)
+        [[ ${n} -eq 1 ]] || { echo "FAIL: the algorithms' digests differ"; exit 1; }
+        # 3 iterations x 2 ms injected: the critical-path compute of each run is at least 6 ms
+        awk -F, 'NR > 1 && $24 < 0.006 {bad = 1} END {exit bad}' km.csv ||
+            { echo "FAIL: injected compute not charged"; exit 1; }
+        echo "k-means: identical digests, compute charged" ;;
+    *) echo "unknown mode ${mode}"; exit 2 ;;
+esac
