@@ -169,7 +169,10 @@ int run_driver(MPI_Comm comm, const Options &opt) {
     if (!opt.output.empty()) write_results_h5(opt.output, setup, records);
     if (!opt.centroids_out.empty()) write_centroids(opt.centroids_out, solver.centroids());
   }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+  // Every rank returns rank 0's verdict. An allreduce rather than MPI_Bcast: SimGrid 3.32's
+  // SMP-aware binomial bcast (its mpich selector's choice) aborts at P = 576 on the Fugaku-like
+  // torus ("Actor is gone"), and the result is the same (only rank 0 can set ok = 0).
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
   return ok ? 0 : 3;
 }
 
