@@ -133,7 +133,9 @@ std::vector<Result> run_sweep(const Options &o, const CollectiveBench &c, const 
       if (r.stats.median > 0) r.algbw = double(r.bytes) / r.stats.median;
       r.busbw = r.algbw * c.bus_factor(P);
       if (r.algo == "vendor") vendor_median = r.stats.median;
-      r.pred = predict(c.name, r.algo, P, count, t.size, mp);
+      // The ledger builds and matches all P ranks' plans: only rank 0, which reports it, pays
+      // (every rank doing it cost O(P^2) plan builds: most of the wall time of a simulation).
+      if (rank == 0) r.pred = predict(c.name, r.algo, P, count, t.size, mp);
       if (o.skew_rank >= 0 && rank == 0) {
         for (int q = 0; q < P; ++q) {
           std::vector<double> in_q, tot_q;
