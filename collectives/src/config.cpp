@@ -295,8 +295,6 @@ const char *source_name(Source s) {
       return "default";
     case Source::environment:
       return "environment";
-    case Source::rules_file:
-      return "rules file";
     case Source::override_:
       return "override";
   }

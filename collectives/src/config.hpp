@@ -55,7 +55,8 @@ std::string param_text(const std::string &name, long long value);
 double parse_real(const std::string &value);
 
 // Where a value came from, for pcoll-info and the trace log.
-enum class Source : std::uint8_t { default_value, environment, rules_file, override_ };
+// (A rules file, PCOLL_RULES, will add its own source when it exists.)
+enum class Source : std::uint8_t { default_value, environment, override_ };
 const char *source_name(Source s);
 
 // The effective configuration of one process: one value per entry of param_table().

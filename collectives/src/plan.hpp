@@ -64,7 +64,6 @@ struct Round {
 struct Plan {
   int rank = 0;
   int size = 1;
-  std::size_t count = 0;      // elements of the user's vector (per rank for gathers)
   std::size_t in_elems = 0;   // size the plan assumes for the `in` buffer
   std::size_t out_elems = 0;  // size the plan assumes for the `out` buffer
   std::size_t tmp_elems = 0;  // scratch the plan needs

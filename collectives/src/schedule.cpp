@@ -46,7 +46,6 @@ Plan make_plan(const AlgorithmInfo &algo, const PlanRequest &req) {
   Plan p = algo.build(req);
   p.rank = req.rank;
   p.size = req.size;
-  p.count = req.count;
   switch (algo.coll) {
     case Collective::allreduce:
       p.in_elems = p.out_elems = req.count;

@@ -2,7 +2,7 @@
 // contributions it holds, which element of the input vector they are (so misplaced data is
 // caught), whether they were combined in rank order, and a hash of the exact
 // expression tree (operands and their order). Running all ranks' plans this way proves, without
-// MPI and for any P <= 64 and any count:
+// MPI and for any P (contributor sets are bit masks of any length) and any count:
 //   - every output element of every rank is the reduction of all P inputs, each exactly once;
 //   - for algorithms that claim order preservation, the inputs were combined in rank order;
 //   - every rank evaluated the same expression in the same operand order, i.e. all ranks get

@@ -22,7 +22,7 @@ Plan build(const PlanRequest &req) {
   if (n == 0) return plan;
   const PowerOfTwoFold f(P);
   const std::size_t mine = static_cast<std::size_t>(me) * n;
-  add_copy(local_round(plan, fold_ph), in_range(0, n), out_range(mine, n));
+  add_copy(plan.new_round(fold_ph), in_range(0, n), out_range(mine, n));
   if (me < 2 * f.rem) {
     Round &r = plan.new_round(fold_ph);
     if (me % 2 == 0)

@@ -16,7 +16,7 @@ Plan build(const PlanRequest &req) {
   const std::size_t n = req.count;
   if (n == 0) return plan;
   auto blk = [&](int c) { return static_cast<std::size_t>(((c % P) + P) % P) * n; };
-  add_copy(local_round(plan, ph), in_range(0, n), out_range(blk(me), n));
+  add_copy(plan.new_round(ph), in_range(0, n), out_range(blk(me), n));
   for (int s = 0; s < P - 1; ++s) {
     Round &r = plan.new_round(ph);
     add_send(r, (me + 1) % P, out_range(blk(me - s), n));

@@ -51,7 +51,7 @@ const AlgorithmInfo &chiara_allreduce_info() {
                                   "CHiArA semi-composed hierarchical allreduce: intra-batch "
                                   "reduce-scatter, lane reduce, lane broadcast, intra-batch "
                                   "allgather, in stages",
-                                  "Configurable and Hierarchical Allreduce, Algorithm 4 (seed 002)",
+                                  "Configurable and Hierarchical Allreduce (CHiArA), Algorithm 4",
                                   {/*needs_commutative=*/true},
                                   chiara_params(),
                                   build,

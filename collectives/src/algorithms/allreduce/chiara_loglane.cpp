@@ -77,8 +77,8 @@ const AlgorithmInfo &chiara_loglane_allreduce_info() {
                                   "CHiArA with a logarithmic LaneOp: intra-batch reduce-scatter, "
                                   "Rabenseifner (large blocks) or recursive doubling (small) "
                                   "along each lane, intra-batch allgather, in stages",
-                                  "Configurable and Hierarchical Allreduce, Algorithm 4 (seed "
-                                  "002), Phase II by Thakur, Rabenseifner, Gropp 2005",
+                                  "Configurable and Hierarchical Allreduce (CHiArA), Algorithm 4, "
+                                  "Phase II by Thakur, Rabenseifner, Gropp 2005",
                                   {/*needs_commutative=*/true},
                                   params(),
                                   build,

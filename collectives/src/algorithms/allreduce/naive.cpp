@@ -47,7 +47,7 @@ const AlgorithmInfo &naive_allreduce_info() {
                                   "naive",
                                   "root 0 receives every vector, reduces in rank order, sends "
                                   "the result to all",
-                                  "HPX flat communicator; seed article 000",
+                                  "HPX flat communicator (Rings, Trees, and Butterflies: HPX Collectives)",
                                   {},
                                   {},
                                   build,

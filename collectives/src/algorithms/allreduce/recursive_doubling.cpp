@@ -46,7 +46,7 @@ const AlgorithmInfo &recursive_doubling_allreduce_info() {
                                   "recursive_doubling",
                                   "butterfly exchange of the whole vector, log2(P) rounds; fold "
                                   "for non-power-of-two P",
-                                  "Thakur, Rabenseifner, Gropp 2005 (MPICH); seed article 000",
+                                  "Thakur, Rabenseifner, Gropp 2005 (MPICH); Rings, Trees, and Butterflies: HPX Collectives",
                                   {},
                                   {},
                                   build,

@@ -81,7 +81,7 @@ const AlgorithmInfo &ring_allreduce_info() {
                                   "ring",
                                   "ring reduce-scatter + allgather on P chunks, optional "
                                   "pipelined segments",
-                                  "Patarasuk and Yuan 2009; seed article 000",
+                                  "Patarasuk and Yuan 2009; Rings, Trees, and Butterflies: HPX Collectives",
                                   {/*needs_commutative=*/true},
                                   {"ring_segment"},
                                   build,

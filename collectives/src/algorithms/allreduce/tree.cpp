@@ -112,7 +112,7 @@ const AlgorithmInfo &tree_allreduce_info() {
                                   "tree",
                                   "k-ary tree reduce then broadcast, balanced groups, flat "
                                   "below tree_flat_below ranks (HPX hierarchical communicator)",
-                                  "HPX hierarchical_communicator; seed article 000",
+                                  "HPX hierarchical_communicator (Rings, Trees, and Butterflies: HPX Collectives)",
                                   {},
                                   {"tree_arity", "tree_flat_below"},
                                   build,

@@ -19,14 +19,14 @@ Plan build(const PlanRequest &req) {
   const std::size_t n = req.count, m = n * static_cast<std::size_t>(req.size);
   if (n == 0) return plan;
   if (req.size == 1) {
-    add_copy(local_round(plan, 0), in_range(0, n), out_range(0, n));
+    add_copy(plan.new_round(0), in_range(0, n), out_range(0, n));
     return plan;
   }
   const ChiaraShape s = chiara_shape(req, m);
   ChiaraBuffers buf;
   buf.work = Buf::tmp;
   buf.scratch_base = m;
-  add_copy(local_round(plan, 0), in_range(0, m), tmp_range(0, m));
+  add_copy(plan.new_round(0), in_range(0, m), tmp_range(0, m));
   chiara_intra_rs(plan, s, req.rank, buf);
   chiara_lane_reduce(plan, s, req.rank, buf);
   chiara_redistribute(plan, s, req.rank, buf, out_range(0, n));

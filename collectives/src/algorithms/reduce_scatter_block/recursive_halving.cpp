@@ -24,11 +24,11 @@ Plan build(const PlanRequest &req) {
   const std::size_t n = req.count, m = n * static_cast<std::size_t>(P);
   if (n == 0) return plan;
   if (P == 1) {
-    add_copy(local_round(plan, rs), in_range(0, n), out_range(0, n));
+    add_copy(plan.new_round(rs), in_range(0, n), out_range(0, n));
     return plan;
   }
   plan.tmp_elems = 2 * m;  // working vector, then receive space
-  add_copy(local_round(plan, fold_ph), in_range(0, m), tmp_range(0, m));
+  add_copy(plan.new_round(fold_ph), in_range(0, m), tmp_range(0, m));
   const PowerOfTwoFold f(P);
   f.fold(plan, me, tmp_range(0, m), tmp_range(m, m), fold_ph);
   const int nr = f.new_rank(me);

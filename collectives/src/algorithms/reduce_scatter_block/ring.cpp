@@ -18,11 +18,11 @@ Plan build(const PlanRequest &req) {
   const std::size_t n = req.count, m = n * static_cast<std::size_t>(P);
   if (n == 0) return plan;
   if (P == 1) {
-    add_copy(local_round(plan, ph), in_range(0, n), out_range(0, n));
+    add_copy(plan.new_round(ph), in_range(0, n), out_range(0, n));
     return plan;
   }
   plan.tmp_elems = m + n;  // working vector, then one receive block
-  add_copy(local_round(plan, ph), in_range(0, m), tmp_range(0, m));
+  add_copy(plan.new_round(ph), in_range(0, m), tmp_range(0, m));
   auto blk = [&](int c) { return static_cast<std::size_t>(((c % P) + P) % P) * n; };
   for (int s = 0; s < P - 1; ++s) {
     Round &r = plan.new_round(ph);
@@ -30,7 +30,7 @@ Plan build(const PlanRequest &req) {
     const int rv = add_recv(r, (me + P - 1) % P, tmp_range(m, n));
     add_reduce(r, tmp_range(m, n), tmp_range(blk(me - 2 - s), n), true, rv);
   }
-  add_copy(local_round(plan, ph), tmp_range(blk(me), n), out_range(0, n));
+  add_copy(plan.new_round(ph), tmp_range(blk(me), n), out_range(0, n));
   return plan;
 }
 
