@@ -11,7 +11,6 @@
 #include "executor.hpp"
 #include "reduce.hpp"
 #include "registry.hpp"
-#include "schedule.hpp"
 #include "select.hpp"
 #include "trace/recorder.hpp"
 
