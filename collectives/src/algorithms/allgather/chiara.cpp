@@ -10,7 +10,6 @@
 // Temporary: none (everything lands in the output).
 #include "../chiara/chiara.hpp"
 #include "../../registry.hpp"
-#include "../common.hpp"
 
 namespace pcoll {
 namespace {

@@ -8,7 +8,7 @@
 // Cost (n = bytes per block, P' the largest power of two <= P, f = 1 if P != P'):
 //   T = log2 P' alpha + (P'-1)/P' beta n P + f (2 alpha + beta n (P + 1)). Temporary: none.
 #include "../../registry.hpp"
-#include "../common.hpp"
+#include "../patterns/fold.hpp"
 
 namespace pcoll {
 namespace {

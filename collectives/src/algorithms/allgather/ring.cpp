@@ -4,7 +4,6 @@
 //
 // Restrictions: none. Cost (n = bytes per block): T = (P-1)(alpha + beta n). Temporary: none.
 #include "../../registry.hpp"
-#include "../common.hpp"
 
 namespace pcoll {
 namespace {

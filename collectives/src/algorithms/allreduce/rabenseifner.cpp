@@ -16,7 +16,7 @@
 //   T = (2 log2 P' + 2f) alpha + (2 (P'-1)/P' + 2f) beta n + ((P'-1)/P' + f) gamma n.
 // Temporary: n bytes (halves are received in place in tmp).
 #include "../../registry.hpp"
-#include "fold.hpp"
+#include "../patterns/fold.hpp"
 
 namespace pcoll {
 namespace {

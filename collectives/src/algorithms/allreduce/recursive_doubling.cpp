@@ -12,7 +12,7 @@
 // Cost (P' = largest power of two <= P, f = 1 if P != P' else 0):
 //   T = (log2 P' + 2f)(alpha + beta n) + (log2 P' + f) gamma n.   Temporary: n bytes.
 #include "../../registry.hpp"
-#include "fold.hpp"
+#include "../patterns/fold.hpp"
 
 namespace pcoll {
 namespace {

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "../../config.hpp"
-#include "../allreduce/fold.hpp"
+#include "../patterns/fold.hpp"
 
 namespace pcoll {
 

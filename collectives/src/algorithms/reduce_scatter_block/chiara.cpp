@@ -8,7 +8,6 @@
 // Temporary: the input vector (P * recvcount) plus the receive space of chiara.
 #include "../chiara/chiara.hpp"
 #include "../../registry.hpp"
-#include "../common.hpp"
 
 namespace pcoll {
 namespace {

@@ -11,7 +11,7 @@
 //   T = log2 P' alpha + (P'-1)/P' beta n P + f (2 alpha + beta n (P + 1)) + gammas.
 // Temporary: (2 P) n bytes.
 #include "../../registry.hpp"
-#include "../common.hpp"
+#include "../patterns/fold.hpp"
 
 namespace pcoll {
 namespace {

@@ -6,7 +6,6 @@
 // Restrictions: commutative op (block c is accumulated starting at rank c+1).
 // Cost (n = bytes per block): T = (P-1)(alpha + beta n + gamma n). Temporary: (P+1) n bytes.
 #include "../../registry.hpp"
-#include "../common.hpp"
 
 namespace pcoll {
 namespace {
