@@ -43,11 +43,14 @@ struct Restrictions {
   bool needs_commutative = false;
 };
 
+// Every field has a default, and entries are written as named assignments (C++17 has no
+// designated initialisers):
+//   static const AlgorithmInfo info = [] { AlgorithmInfo a; a.name = "ring"; ...; return a; }();
 struct AlgorithmInfo {
-  Collective coll;
-  const char *name;
-  const char *description;
-  const char *source;  // where the schedule comes from
+  Collective coll{};
+  const char *name = "";
+  const char *description = "";
+  const char *source = "";  // where the schedule comes from (papers cited by title)
   Restrictions restrictions;
   std::vector<const char *> params;              // names in param_table()
   Plan (*build)(const PlanRequest &) = nullptr;  // nullptr: the vendor MPI is called directly
@@ -71,8 +74,10 @@ const std::vector<const AlgorithmInfo *> &all_algorithms();
 std::vector<const AlgorithmInfo *> algorithms_of(Collective c);
 const AlgorithmInfo *find_algorithm(Collective c, const std::string &name);
 
+// The vendor MPI's own implementation of collective c, called through PMPI (not a plan).
+const AlgorithmInfo &vendor_info(Collective c);
+
 // The descriptions each algorithm file provides (listed in registry.cpp's one table).
-const AlgorithmInfo &vendor_allreduce_info();
 const AlgorithmInfo &naive_allreduce_info();
 const AlgorithmInfo &tree_allreduce_info();
 const AlgorithmInfo &recursive_doubling_allreduce_info();
@@ -81,11 +86,9 @@ const AlgorithmInfo &rabenseifner_allreduce_info();
 const AlgorithmInfo &chiara_allreduce_info();
 const AlgorithmInfo &chiara_composed_allreduce_info();
 const AlgorithmInfo &chiara_loglane_allreduce_info();
-const AlgorithmInfo &vendor_reduce_scatter_block_info();
 const AlgorithmInfo &ring_reduce_scatter_block_info();
 const AlgorithmInfo &recursive_halving_reduce_scatter_block_info();
 const AlgorithmInfo &chiara_reduce_scatter_block_info();
-const AlgorithmInfo &vendor_allgather_info();
 const AlgorithmInfo &ring_allgather_info();
 const AlgorithmInfo &recursive_doubling_allgather_info();
 const AlgorithmInfo &chiara_allgather_info();

@@ -59,18 +59,17 @@ double model(const PlanRequest &req, const CostParams &c) {
 }  // namespace
 
 const AlgorithmInfo &recursive_doubling_allgather_info() {
-  static const AlgorithmInfo info{Collective::allgather,
-                                  "recursive_doubling",
-                                  "recursive-doubling allgather, log2(P) steps; fold for "
-                                  "non-power-of-two P",
-                                  "Thakur, Rabenseifner, Gropp 2005 (MPICH)",
-                                  {},
-                                  {},
-                                  build,
-                                  model,
-                                  nullptr,
-                                  nullptr,
-                                  /*model_exact=*/false};
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::allgather;
+    a.name = "recursive_doubling";
+    a.description = "recursive-doubling allgather, log2(P) steps; fold for non-power-of-two P";
+    a.source = "Thakur, Rabenseifner, Gropp 2005 (MPICH)";
+    a.build = build;
+    a.model = model;
+    a.model_exact = false;
+    return a;
+  }();
   return info;
 }
 

@@ -31,14 +31,16 @@ double model(const PlanRequest &req, const CostParams &c) {
 }  // namespace
 
 const AlgorithmInfo &ring_allgather_info() {
-  static const AlgorithmInfo info{Collective::allgather,
-                                  "ring",
-                                  "ring allgather, P-1 steps of one block",
-                                  "Patarasuk and Yuan 2009",
-                                  {},
-                                  {},
-                                  build,
-                                  model};
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::allgather;
+    a.name = "ring";
+    a.description = "ring allgather, P-1 steps of one block";
+    a.source = "Patarasuk and Yuan 2009";
+    a.build = build;
+    a.model = model;
+    return a;
+  }();
   return info;
 }
 

@@ -50,15 +50,18 @@ double model(const PlanRequest &req, const CostParams &c) {
 }  // namespace
 
 const AlgorithmInfo &rabenseifner_allreduce_info() {
-  static const AlgorithmInfo info{Collective::allreduce,
-                                  "rabenseifner",
-                                  "recursive-halving reduce-scatter + recursive-doubling "
-                                  "allgather; fold for non-power-of-two P",
-                                  "Rabenseifner 2004; Thakur, Rabenseifner, Gropp 2005",
-                                  {},
-                                  {},
-                                  build,
-                                  model};
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::allreduce;
+    a.name = "rabenseifner";
+    a.description =
+        "recursive-halving reduce-scatter + recursive-doubling allgather; fold for "
+        "non-power-of-two P";
+    a.source = "Rabenseifner 2004; Thakur, Rabenseifner, Gropp 2005";
+    a.build = build;
+    a.model = model;
+    return a;
+  }();
   return info;
 }
 

@@ -73,18 +73,18 @@ double model(const PlanRequest &req, const CostParams &c) {
 }  // namespace
 
 const AlgorithmInfo &recursive_halving_reduce_scatter_block_info() {
-  static const AlgorithmInfo info{Collective::reduce_scatter_block,
-                                  "recursive_halving",
-                                  "recursive-halving reduce-scatter, log2(P) steps; fold for "
-                                  "non-power-of-two P",
-                                  "Thakur, Rabenseifner, Gropp 2005 (MPICH)",
-                                  {/*needs_commutative=*/true},
-                                  {},
-                                  build,
-                                  model,
-                                  nullptr,
-                                  nullptr,
-                                  /*model_exact=*/false};
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::reduce_scatter_block;
+    a.name = "recursive_halving";
+    a.description = "recursive-halving reduce-scatter, log2(P) steps; fold for non-power-of-two P";
+    a.source = "Thakur, Rabenseifner, Gropp 2005 (MPICH)";
+    a.restrictions.needs_commutative = true;
+    a.build = build;
+    a.model = model;
+    a.model_exact = false;
+    return a;
+  }();
   return info;
 }
 

@@ -41,14 +41,17 @@ double model(const PlanRequest &req, const CostParams &c) {
 }  // namespace
 
 const AlgorithmInfo &ring_reduce_scatter_block_info() {
-  static const AlgorithmInfo info{Collective::reduce_scatter_block,
-                                  "ring",
-                                  "ring reduce-scatter, P-1 steps of one block",
-                                  "Patarasuk and Yuan 2009",
-                                  {/*needs_commutative=*/true},
-                                  {},
-                                  build,
-                                  model};
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::reduce_scatter_block;
+    a.name = "ring";
+    a.description = "ring reduce-scatter, P-1 steps of one block";
+    a.source = "Patarasuk and Yuan 2009";
+    a.restrictions.needs_commutative = true;
+    a.build = build;
+    a.model = model;
+    return a;
+  }();
   return info;
 }
 
