@@ -145,11 +145,10 @@ int run(const Call &c, Vendor vendor) {
   const std::size_t esz = d->type.size;
   const void *in = c.sendbuf;
   if (c.sendbuf == MPI_IN_PLACE) {
-    // MPI_IN_PLACE: allreduce and reduce_scatter_block read the input from recvbuf; allgather's
-    // own contribution already sits at its place in recvbuf.
-    in = c.coll == Collective::allgather
-             ? static_cast<const char *>(c.recvbuf) + esz * plan.in_elems * std::size_t(ctx->rank())
-             : c.recvbuf;
+    // MPI_IN_PLACE: the input sits in recvbuf where the collective's row says.
+    in = static_cast<const char *>(c.recvbuf) +
+         esz * collective_info(c.coll).in_place_offset(ctx->rank(), std::size_t(c.count),
+                                                       ctx->size());
   } else if (plan.copy_in_to_out) {
     std::memcpy(c.recvbuf, c.sendbuf, esz * plan.out_elems);
   }

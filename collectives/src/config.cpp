@@ -15,17 +15,9 @@ namespace {
 std::vector<ParamSpec> build_table() {
   std::vector<ParamSpec> t;
   // --- algorithm selection -------------------------------------------------------------------
-  t.push_back(
-      ParamSpec::algorithm("allreduce", "auto")
-          .of(Collective::allreduce)
-          .about("allreduce algorithm; auto picks the lowest alpha-beta-gamma model time among the "
-                 "algorithms whose restrictions hold"));
-  t.push_back(ParamSpec::algorithm("reduce_scatter_block", "auto")
-                  .of(Collective::reduce_scatter_block)
-                  .about("reduce_scatter_block algorithm; auto as for allreduce"));
-  t.push_back(ParamSpec::algorithm("allgather", "auto")
-                  .of(Collective::allgather)
-                  .about("allgather algorithm; auto as for allreduce"));
+  // One per row of the collective table: PCOLL_ALLREDUCE, PCOLL_REDUCE_SCATTER_BLOCK, ...
+  for (const CollectiveInfo &c : collective_table())
+    t.push_back(ParamSpec::algorithm(c.name, "auto").of(c.id).about(c.select_description));
   t.push_back(
       ParamSpec::choice("fallback", "warn")
           .one_of({"error", "warn", "silent"})

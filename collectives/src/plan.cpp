@@ -66,22 +66,10 @@ Plan make_plan(const AlgorithmInfo &algo, const PlanRequest &req) {
   Plan p = algo.build(req);
   p.rank = req.rank;
   p.size = req.size;
-  switch (algo.coll) {
-    case Collective::allreduce:
-      p.in_elems = p.out_elems = req.count;
-      p.copy_in_to_out = true;
-      break;
-    case Collective::reduce_scatter_block:
-      p.in_elems = req.count * static_cast<std::size_t>(req.size);
-      p.out_elems = req.count;
-      p.copy_in_to_out = false;
-      break;
-    case Collective::allgather:
-      p.in_elems = req.count;
-      p.out_elems = req.count * static_cast<std::size_t>(req.size);
-      p.copy_in_to_out = false;
-      break;
-  }
+  const CollectiveInfo &coll = collective_info(algo.coll);
+  p.in_elems = coll.in_elems(req.count, req.size);
+  p.out_elems = coll.out_elems(req.count, req.size);
+  p.copy_in_to_out = coll.copy_in_to_out;
   // Builders may leave rounds in which this rank has nothing to do (a fold it is not part of):
   // drop them, they would only cost the executor a loop iteration.
   std::vector<Round> kept;

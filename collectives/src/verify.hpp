@@ -19,15 +19,9 @@
 
 namespace pcoll {
 
-enum class Expect {
-  allreduce,             // out[i] on every rank = reduction over all ranks of in[i], i < count
-  reduce_scatter_block,  // out[j] on rank r = reduction over all ranks of in[r*count + j]
-  allgather,             // out[q*count + j] on every rank = in[j] of rank q
-};
-
 struct VerifyOptions {
-  Expect expect = Expect::allreduce;
-  std::size_t count = 0;      // allreduce: vector length; others: elements per rank
+  Expect expect;  // the collective's CollectiveInfo::expect (registry.hpp); default: allreduce
+  std::size_t count = 0;      // the collective's `count` argument
   bool require_order = true;  // check rank order (for algorithms without needs_commutative)
 };
 

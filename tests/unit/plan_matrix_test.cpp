@@ -67,9 +67,7 @@ std::string check_variant(Collective coll, const std::string &algo_name,
   shape.ranks_per_node = ranks_per_node;
   const Schedule s = make_schedule(build_all(*algo, plan_request(*algo, cfg, 0, shape)));
   VerifyOptions opt;
-  opt.expect = coll == Collective::allreduce              ? Expect::allreduce
-               : coll == Collective::reduce_scatter_block ? Expect::reduce_scatter_block
-                                                          : Expect::allgather;
+  opt.expect = collective_info(coll).expect;
   opt.count = count;
   opt.require_order = !algo->restrictions.needs_commutative;
   return verify_schedule(s, opt);
