@@ -1,8 +1,9 @@
-// What collbench knows about each collective: one table entry says how many elements the send
-// and receive buffers hold, what every input element is, what every output element must be
-// (exactly), how to call pcoll, and the busBw factor (nccl-tests). Inputs are small integers,
-// so every reduction is exact in every supported type and the expected result is known.
-// A new collective is one more entry in collectives() (harness.cpp).
+// What collbench needs of each collective comes from pcoll's collective table
+// (collectives/src/registry.hpp, CollectiveInfo): how many elements the send and receive buffers
+// hold, what every input element is, what every output element must be (exactly), how to call
+// pcoll and the vendor, the in-place layout and the busBw factor (nccl-tests). Inputs are small
+// integers, so every reduction is exact in every supported type and the expected result is known.
+// A new collective is a new row there; nothing here changes.
 //
 // Sizes: the `count` argument is the whole vector for allreduce and the per-rank block for
 // reduce_scatter_block (recvcount) and allgather (sendcount = recvcount). A message's bytes
@@ -17,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "registry.hpp"
+
 namespace collbench {
 
 struct DataType {
@@ -27,28 +30,9 @@ struct DataType {
 };
 const DataType *find_type(const std::string &name);
 
-struct CollectiveBench {
-  const char *name;  // as in PCOLL_<NAME> and pcoll-info
-  // Elements in the send and receive buffers for the `count` argument, P ranks.
-  std::size_t (*send_elems)(std::size_t count, int P);
-  std::size_t (*recv_elems)(std::size_t count, int P);
-  // The `count` argument for a message of `bytes` (nccl-tests' size, see above) and for a
-  // per-rank segment of S elements.
-  std::size_t (*count_for_bytes)(std::size_t bytes, std::size_t type_size, int P);
-  std::size_t (*count_for_segment)(std::size_t S, int P);
-  // Send element i of rank r, and receive element i of rank r, exactly.
-  long long (*input)(int r, std::size_t i, std::size_t count, int P);
-  long long (*expected)(int r, std::size_t i, std::size_t count, int P);
-  // MPI_IN_PLACE: where rank r's input sits in the receive buffer (element offset), or -1
-  // when the collective has no in-place form. The receive buffer then holds at least offset +
-  // send_elems elements (reduce_scatter_block: P*count, of which the first count are the result).
-  long long (*in_place_offset)(int r, std::size_t count, int P);
-  int (*call)(const void *send, void *recv, int count, MPI_Datatype t, MPI_Comm comm);
-  int (*vendor)(const void *send, void *recv, int count, MPI_Datatype t, MPI_Comm comm);
-  double (*bus_factor)(int P);  // busBw = algBw * bus_factor
-};
-const std::vector<CollectiveBench> &collectives();
-const CollectiveBench *find_collective(const std::string &name);
+using CollectiveBench = pcoll::CollectiveInfo;
+// The operation every benchmarked reduction uses (inputs are chosen so that sums are exact).
+inline const MPI_Op kBenchOp = MPI_SUM;
 
 // The buffers of one (collective, count): send, receive and the expected receive content.
 // recv is the receive buffer (larger than expected in place where the input is larger than the

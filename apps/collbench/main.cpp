@@ -56,10 +56,11 @@ int main(int argc, char **argv) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
 
-  const CollectiveBench *coll = find_collective(o.coll);
+  const CollectiveBench *coll = pcoll::find_collective(o.coll);
   if (!coll) {
     std::string known;
-    for (const auto &c : collectives()) known += std::string(known.empty() ? "" : "|") + c.name;
+    for (const auto &c : pcoll::collective_table())
+      known += std::string(known.empty() ? "" : "|") + c.name;
     die(rank, "no benchmark for collective '" + o.coll + "' (have: " + known + ")");
   }
   const DataType *type = find_type(o.type);
@@ -70,7 +71,7 @@ int main(int argc, char **argv) {
       die(rank, "unknown algorithm '" + a + "' for " + o.coll);
     PCOLL_Config_pop(comm);
   }
-  if (o.in_place && coll->in_place_offset(0, 1, P) < 0)
+  if (o.in_place && coll->in_place_offset == nullptr)
     die(rank, o.coll + " has no in-place form here");
   if (o.skew_rank >= P) die(rank, "--skew-rank must be < P");
   if (!o.log.empty() && !log_available())

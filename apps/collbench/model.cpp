@@ -32,14 +32,14 @@ Prediction predict(const std::string &coll, const std::string &algo, int P, std:
                    std::size_t type_size, const ModelParams &mp) {
   Prediction out;
   const pcoll::AlgorithmInfo *info = nullptr;
-  for (pcoll::Collective c : pcoll::all_collectives())
-    if (coll == pcoll::collective_name(c)) info = pcoll::find_algorithm(c, algo);
+  if (const pcoll::CollectiveInfo *c = pcoll::find_collective(coll))
+    info = pcoll::find_algorithm(c->id, algo);
   if (info == nullptr || info->is_vendor()) return out;
   try {
     const pcoll::Config cfg = pcoll::load_config();
     // count: allreduce elements, per-rank block for reduce_scatter_block and allgather.
     pcoll::CallShape shape{info->coll, P, count, {}, true, false};
-    shape.needs_reduction = info->coll != pcoll::Collective::allgather;
+    shape.needs_reduction = pcoll::collective_info(info->coll).takes_op;
     shape.type.size = type_size;
     shape.type.contiguous = true;
     const pcoll::PlanRequest req = pcoll::plan_request(*info, cfg, 0, shape);

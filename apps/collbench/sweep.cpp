@@ -58,8 +58,7 @@ std::vector<Result> run_sweep(const Options &o, const CollectiveBench &c, const 
     const std::size_t count = counts[si];
     Pool pool;
     Buffers proto;
-    const std::size_t buffer_bytes =
-        std::max(c.send_elems(count, P), c.recv_elems(count, P)) * t.size;
+    const std::size_t buffer_bytes = c.vector_elems(count, P) * t.size;
     const bool timing_only = shared_from > 0 && buffer_bytes >= shared_from;
     if (timing_only) {
       proto.make_timing_only(c, t, count, P);
@@ -101,7 +100,7 @@ std::vector<Result> run_sweep(const Options &o, const CollectiveBench &c, const 
         if (rank == o.skew_rank && o.skew_us > 0)
           std::this_thread::sleep_for(std::chrono::duration<double, std::micro>(o.skew_us));
         const double t_in = MPI_Wtime();
-        const int rc = c.call(send, b.recv_data(), static_cast<int>(count), t.mpi, comm);
+        const int rc = c.call(send, b.recv_data(), static_cast<int>(count), t.mpi, kBenchOp, comm);
         const double t1 = MPI_Wtime();
         // --- outside the timed region ---
         if (o.corrupt_for_test && trial == 0 && a == 0 && rank == 0 && !b.recv.empty())
@@ -180,7 +179,7 @@ Overhead measure_overhead(const CollectiveBench &c, const DataType &t, MPI_Comm 
       MPI_Barrier(comm);
       const double t0 = MPI_Wtime();
       for (int k = 0; k < ov.calls_per_rep; ++k)
-        (use_pcoll ? c.call : c.vendor)(b.send.data(), b.recv.data(), n, t.mpi, comm);
+        (use_pcoll ? c.call : c.vendor)(b.send.data(), b.recv.data(), n, t.mpi, kBenchOp, comm);
       const double per_call = max_over_ranks((MPI_Wtime() - t0) / ov.calls_per_rep, comm);
       if (rep >= 0) (use_pcoll ? through : direct).push_back(per_call);
     }

@@ -2,7 +2,9 @@
 #include <pcoll/pcoll.h>
 
 #include <cstring>
+#include <exception>
 #include <memory>
+#include <new>
 #include <sstream>
 #include <string>
 
@@ -11,7 +13,6 @@
 #include "executor.hpp"
 #include "reduce.hpp"
 #include "registry.hpp"
-#include "schedule.hpp"
 #include "select.hpp"
 #include "trace/recorder.hpp"
 
@@ -24,6 +25,22 @@ int fail(MPI_Comm comm, int code, const std::string &msg = {}) {
   if (!msg.empty()) report(msg);
   if (comm != MPI_COMM_NULL) MPI_Comm_call_errhandler(comm, code);
   return code;
+}
+
+// No C++ exception crosses the C API: every PCOLL_ entry runs its body through guarded(), which
+// maps std::bad_alloc to MPI_ERR_NO_MEM and anything else to MPI_ERR_INTERN, then calls the
+// communicator's error handler like every other error.
+template <class Body>
+int guarded(MPI_Comm comm, Body body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return fail(comm, MPI_ERR_NO_MEM, "out of memory");
+  } catch (const std::exception &e) {
+    return fail(comm, MPI_ERR_INTERN, std::string("internal error: ") + e.what());
+  } catch (...) {
+    return fail(comm, MPI_ERR_INTERN, "internal error (unknown exception)");
+  }
 }
 
 std::string plan_key(const AlgorithmInfo &algo, const PlanRequest &req) {
@@ -146,11 +163,10 @@ int run(const Call &c, Vendor vendor) {
   const std::size_t esz = d->type.size;
   const void *in = c.sendbuf;
   if (c.sendbuf == MPI_IN_PLACE) {
-    // MPI_IN_PLACE: allreduce and reduce_scatter_block read the input from recvbuf; allgather's
-    // own contribution already sits at its place in recvbuf.
-    in = c.coll == Collective::allgather
-             ? static_cast<const char *>(c.recvbuf) + esz * plan.in_elems * std::size_t(ctx->rank())
-             : c.recvbuf;
+    // MPI_IN_PLACE: the input sits in recvbuf where the collective's row says.
+    in = static_cast<const char *>(c.recvbuf) +
+         esz * collective_info(c.coll).in_place_offset(ctx->rank(), std::size_t(c.count),
+                                                       ctx->size());
   } else if (plan.copy_in_to_out) {
     std::memcpy(c.recvbuf, c.sendbuf, esz * plan.out_elems);
   }
@@ -170,106 +186,124 @@ const char *PCOLL_Version(void) {
 
 int PCOLL_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm) {
-  if (int rc = check_args(comm, count, datatype, op, true); rc != MPI_SUCCESS) return rc;
-  if (count > 0 && (recvbuf == nullptr || sendbuf == nullptr))
-    return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
-  if (count > 0 && sendbuf == recvbuf)
-    return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
-  return run({Collective::allreduce, comm, count, datatype, op, sendbuf, recvbuf},
-             [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); });
+  return guarded(comm, [&]() -> int {
+    if (int rc = check_args(comm, count, datatype, op, true); rc != MPI_SUCCESS) return rc;
+    if (count > 0 && (recvbuf == nullptr || sendbuf == nullptr))
+      return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
+    if (count > 0 && sendbuf == recvbuf)
+      return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
+    return run({Collective::allreduce, comm, count, datatype, op, sendbuf, recvbuf},
+               [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); });
+  });
 }
 
 int PCOLL_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  if (int rc = check_args(comm, recvcount, datatype, op, true); rc != MPI_SUCCESS) return rc;
-  if (recvcount > 0 && (recvbuf == nullptr || sendbuf == nullptr))
-    return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
-  if (recvcount > 0 && sendbuf == recvbuf)
-    return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
-  return run(
-      {Collective::reduce_scatter_block, comm, recvcount, datatype, op, sendbuf, recvbuf},
-      [&] { return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); });
+  return guarded(comm, [&]() -> int {
+    if (int rc = check_args(comm, recvcount, datatype, op, true); rc != MPI_SUCCESS) return rc;
+    if (recvcount > 0 && (recvbuf == nullptr || sendbuf == nullptr))
+      return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
+    if (recvcount > 0 && sendbuf == recvbuf)
+      return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
+    return run(
+        {Collective::reduce_scatter_block, comm, recvcount, datatype, op, sendbuf, recvbuf},
+        [&] { return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); });
+  });
 }
 
 int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if (int rc = check_args(comm, recvcount, recvtype, MPI_OP_NULL, false); rc != MPI_SUCCESS)
-    return rc;
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (!in_place && (sendcount < 0 || sendtype == MPI_DATATYPE_NULL))
-    return fail(comm, sendcount < 0 ? MPI_ERR_COUNT : MPI_ERR_TYPE, "bad send count or type");
-  if (recvcount > 0 && (recvbuf == nullptr || sendbuf == nullptr))
-    return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
-  auto vendor = [&] {
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  };
-  // Our plans move elements of one type: a different send type/count goes to the vendor, which
-  // checks the type signatures.
-  if (!in_place && (sendtype != recvtype || sendcount != recvcount)) {
-    int err = MPI_SUCCESS;
-    Context *ctx = Context::get(comm, &err);
-    if (ctx == nullptr) return fail(comm, err);
-    if (ctx->config_error() != MPI_SUCCESS) return fail(comm, ctx->config_error());
-    ctx->last_algorithm = "vendor";
-    const int rc = vendor();
-    return rc == MPI_SUCCESS ? rc : fail(comm, rc);
-  }
-  return run({Collective::allgather, comm, recvcount, recvtype, MPI_OP_NULL, sendbuf, recvbuf},
-             vendor);
+  return guarded(comm, [&]() -> int {
+    if (int rc = check_args(comm, recvcount, recvtype, MPI_OP_NULL, false); rc != MPI_SUCCESS)
+      return rc;
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    if (!in_place && (sendcount < 0 || sendtype == MPI_DATATYPE_NULL))
+      return fail(comm, sendcount < 0 ? MPI_ERR_COUNT : MPI_ERR_TYPE, "bad send count or type");
+    if (recvcount > 0 && (recvbuf == nullptr || sendbuf == nullptr))
+      return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
+    auto vendor = [&] {
+      return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    };
+    // Our plans move elements of one type: a different send type/count goes to the vendor, which
+    // checks the type signatures.
+    if (!in_place && (sendtype != recvtype || sendcount != recvcount)) {
+      int err = MPI_SUCCESS;
+      Context *ctx = Context::get(comm, &err);
+      if (ctx == nullptr) return fail(comm, err);
+      if (ctx->config_error() != MPI_SUCCESS) return fail(comm, ctx->config_error());
+      ctx->last_algorithm = "vendor";
+      const int rc = vendor();
+      return rc == MPI_SUCCESS ? rc : fail(comm, rc);
+    }
+    return run({Collective::allgather, comm, recvcount, recvtype, MPI_OP_NULL, sendbuf, recvbuf},
+               vendor);
+  });
 }
 
 int PCOLL_Config_push(MPI_Comm comm, const char *name, const char *value) {
-  if (name == nullptr || value == nullptr) return fail(comm, MPI_ERR_ARG, "null name or value");
-  const int idx = param_index(name);
-  if (idx < 0) {
-    std::string known;
-    for (const auto &p : param_table()) known += std::string(known.empty() ? "" : ", ") + p.name;
-    return fail(comm, MPI_ERR_ARG,
-                std::string("unknown parameter '") + name + "'; known: " + known);
-  }
-  int err = MPI_SUCCESS;
-  Context *ctx = Context::get(comm, &err);
-  if (ctx == nullptr) return fail(comm, err);
-  const int rc = ctx->push_override(idx, value);
-  return rc == MPI_SUCCESS ? rc : fail(comm, rc);
+  return guarded(comm, [&]() -> int {
+    if (name == nullptr || value == nullptr) return fail(comm, MPI_ERR_ARG, "null name or value");
+    const int idx = param_index(name);
+    if (idx < 0) {
+      std::string known;
+      for (const auto &p : param_table()) known += std::string(known.empty() ? "" : ", ") + p.name;
+      return fail(comm, MPI_ERR_ARG,
+                  std::string("unknown parameter '") + name + "'; known: " + known);
+    }
+    int err = MPI_SUCCESS;
+    Context *ctx = Context::get(comm, &err);
+    if (ctx == nullptr) return fail(comm, err);
+    const int rc = ctx->push_override(idx, value);
+    return rc == MPI_SUCCESS ? rc : fail(comm, rc);
+  });
 }
 
 int PCOLL_Config_get(MPI_Comm comm, const char *name, const char **value) {
-  if (name == nullptr || value == nullptr) return fail(comm, MPI_ERR_ARG, "null name or value");
-  if (param_index(name) < 0)
-    return fail(comm, MPI_ERR_ARG, std::string("unknown parameter '") + name + "'");
-  int err = MPI_SUCCESS;
-  Context *ctx = Context::get(comm, &err);
-  if (ctx == nullptr) return fail(comm, err);
-  *value = ctx->config().get(name).c_str();
-  return MPI_SUCCESS;
+  return guarded(comm, [&]() -> int {
+    if (name == nullptr || value == nullptr) return fail(comm, MPI_ERR_ARG, "null name or value");
+    if (param_index(name) < 0)
+      return fail(comm, MPI_ERR_ARG, std::string("unknown parameter '") + name + "'");
+    int err = MPI_SUCCESS;
+    Context *ctx = Context::get(comm, &err);
+    if (ctx == nullptr) return fail(comm, err);
+    *value = ctx->config().get(name).c_str();
+    return MPI_SUCCESS;
+  });
 }
 
 int PCOLL_Config_pop(MPI_Comm comm) {
-  int err = MPI_SUCCESS;
-  Context *ctx = Context::get(comm, &err);
-  if (ctx == nullptr) return fail(comm, err);
-  const int rc = ctx->pop_override();
-  return rc == MPI_SUCCESS ? rc : fail(comm, rc, "PCOLL_Config_pop without a matching push");
+  return guarded(comm, [&]() -> int {
+    int err = MPI_SUCCESS;
+    Context *ctx = Context::get(comm, &err);
+    if (ctx == nullptr) return fail(comm, err);
+    const int rc = ctx->pop_override();
+    return rc == MPI_SUCCESS ? rc : fail(comm, rc, "PCOLL_Config_pop without a matching push");
+  });
 }
 
 const char *PCOLL_Algorithm_name(const char *collective, int index) {
-  if (collective == nullptr || index < 0) return nullptr;
-  for (Collective c : all_collectives()) {
-    if (std::strcmp(collective, collective_name(c)) != 0) continue;
-    const auto algos = algorithms_of(c);
-    return index < static_cast<int>(algos.size()) ? algos[static_cast<std::size_t>(index)]->name
-                                                  : nullptr;
+  try {
+    if (collective == nullptr || index < 0) return nullptr;
+    for (Collective c : all_collectives()) {
+      if (std::strcmp(collective, collective_name(c)) != 0) continue;
+      const auto algos = algorithms_of(c);
+      return index < static_cast<int>(algos.size()) ? algos[static_cast<std::size_t>(index)]->name
+                                                    : nullptr;
+    }
+    return nullptr;
+  } catch (...) {
+    return nullptr;
   }
-  return nullptr;
 }
 
 int PCOLL_Get_last_algorithm(MPI_Comm comm, const char **name) {
-  int err = MPI_SUCCESS;
-  Context *ctx = Context::get(comm, &err);
-  if (ctx == nullptr) return fail(comm, err);
-  *name = ctx->last_algorithm;
-  return MPI_SUCCESS;
+  return guarded(comm, [&]() -> int {
+    int err = MPI_SUCCESS;
+    Context *ctx = Context::get(comm, &err);
+    if (ctx == nullptr) return fail(comm, err);
+    *name = ctx->last_algorithm;
+    return MPI_SUCCESS;
+  });
 }
 
 }  // extern "C"

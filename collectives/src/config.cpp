@@ -15,131 +15,125 @@ namespace {
 std::vector<ParamSpec> build_table() {
   std::vector<ParamSpec> t;
   // --- algorithm selection -------------------------------------------------------------------
-  t.push_back({"allreduce",
-               "auto",
-               "allreduce algorithm; auto picks the lowest alpha-beta-gamma model time among the "
-               "algorithms whose restrictions hold",
-               ParamKind::algorithm,
-               0,
-               0,
-               false,
-               false,
-               {},
-               Collective::allreduce});
-  t.push_back({"reduce_scatter_block",
-               "auto",
-               "reduce_scatter_block algorithm; auto as for allreduce",
-               ParamKind::algorithm,
-               0,
-               0,
-               false,
-               false,
-               {},
-               Collective::reduce_scatter_block});
-  t.push_back({"allgather",
-               "auto",
-               "allgather algorithm; auto as for allreduce",
-               ParamKind::algorithm,
-               0,
-               0,
-               false,
-               false,
-               {},
-               Collective::allgather});
-  t.push_back({"fallback",
-               "warn",
-               "what happens when the chosen algorithm cannot serve a call (non-commutative op, "
-               "non-contiguous datatype, ...): error = return MPI_ERR_ARG, warn = use vendor and "
-               "say so once per communicator and reason, silent = use vendor quietly",
-               ParamKind::choice,
-               0,
-               0,
-               false,
-               false,
-               {"error", "warn", "silent"}});
-  // --- algorithm parameters ------------------------------------------------------------------
-  t.push_back({"tree_arity", "2",
-               "fan-out of the k-ary tree (reduce up, broadcast down); groups are balanced as in "
-               "HPX's hierarchical communicator",
-               ParamKind::integer, 2, 1 << 20});
-  t.push_back({"tree_flat_below", "16",
-               "communicators with fewer ranks than this use one flat group (root gathers from "
-               "all) instead of a tree, as HPX's flat_fallback_threshold; 0 = always a tree",
-               ParamKind::integer, 0, 1LL << 31});
-  t.push_back({"ring_segment", "0",
-               "ring: pipeline each chunk in segments of at most this many bytes (0 = off); the "
-               "reduction of one segment overlaps the transfer of the next",
-               ParamKind::integer, 0, 1LL << 40, false, true});
-  t.push_back({"chiara_batch", "auto",
-               "CHiArA batch size b (ranks per batch, must divide P); auto = the paper's rule: "
-               "among the divisors of P, the b <= chiara_bmax closest to sqrt(P), ties to the "
-               "larger (one batch of all ranks when only b = 1 would qualify)",
-               ParamKind::integer, 1, 1 << 20, true});
-  t.push_back({"chiara_bmax", "auto",
-               "CHiArA largest batch size for auto (the paper's ranks per socket/node); auto = "
-               "ranks per node (PCOLL_RANKS_PER_NODE or MPI_COMM_TYPE_SHARED)",
-               ParamKind::integer, 1, 1 << 20, true});
+  // One per row of the collective table: PCOLL_ALLREDUCE, PCOLL_REDUCE_SCATTER_BLOCK, ...
+  for (const CollectiveInfo &c : collective_table())
+    t.push_back(ParamSpec::algorithm(c.name, "auto").of(c.id).about(c.select_description));
   t.push_back(
-      {"chiara_krs", "2",
-       "CHiArA radix of the intra-batch reduce-scatter (the paper found 2 best everywhere); "
-       "a radix above b acts as b",
-       ParamKind::integer, 2, 1 << 20});
-  t.push_back({"chiara_kag", "auto",
-               "CHiArA radix of the intra-batch allgather; auto = round(sqrt(b)) for per-rank "
-               "segments below chiara_kag_crossover bytes, b-1 above (paper Sec. V-B), at least 2",
-               ParamKind::integer, 2, 1 << 20, true});
-  t.push_back({"chiara_kag_crossover", "4096",
-               "per-rank segment size in bytes (count * type size / P) at which auto k_AG moves "
-               "from sqrt(b) to b-1",
-               ParamKind::integer, 0, 1LL << 40, false, true});
-  t.push_back({"chiara_lane",
-               "auto",
-               "chiara_loglane's LaneOp along each lane across the B batches: flat = the "
-               "paper's gather at the rotating root and broadcast back (2(B-1) block messages, "
-               "exactly chiara), doubling = butterfly allreduce of the whole block (log2 B "
-               "rounds), halving = recursive-halving reduce-scatter + recursive-doubling "
-               "allgather of the block (2 log2 B rounds, 2 block volumes); auto = halving when "
-               "a block has at least chiara_lane_crossover bytes and B' elements, else doubling",
-               ParamKind::choice,
-               0,
-               0,
-               false,
-               false,
-               {"auto", "flat", "doubling", "halving"}});
-  t.push_back({"chiara_lane_crossover", "8k",
-               "block size in bytes (count * type size / B) from which auto chiara_lane uses "
-               "halving: the alpha-beta-gamma lane models cross at 9-18 KB for B = 4..64 with the "
-               "default model parameters, and the b lanes of a node share its network link, "
-               "which favours the bandwidth-optimal halving earlier than a per-rank model says",
-               ParamKind::integer, 0, 1LL << 40, false, true});
-  t.push_back({"ranks_per_node", "auto",
-               "treat consecutive groups of this many ranks as nodes (CHiArA's b_max, the "
-               "ledger's intra/inter-node split); auto = MPI_COMM_TYPE_SHARED",
-               ParamKind::integer, 1, 1 << 20, true});
+      ParamSpec::choice("fallback", "warn")
+          .one_of({"error", "warn", "silent"})
+          .about("what happens when the chosen algorithm cannot serve a call (non-commutative op, "
+                 "non-contiguous datatype, ...): error = return MPI_ERR_ARG, warn = use vendor and "
+                 "say so once per communicator and reason, silent = use vendor quietly"));
+  // --- algorithm parameters ------------------------------------------------------------------
+  t.push_back(
+      ParamSpec::integer("tree_arity", "2")
+          .range(2, 1 << 20)
+          .about("fan-out of the k-ary tree (reduce up, broadcast down); groups are balanced as in "
+                 "HPX's hierarchical communicator"));
+  t.push_back(
+      ParamSpec::integer("tree_flat_below", "16")
+          .range(0, 1LL << 31)
+          .about(
+              "communicators with fewer ranks than this use one flat group (root gathers from all) "
+              "instead of a tree, as HPX's flat_fallback_threshold; 0 = always a tree"));
+  t.push_back(
+      ParamSpec::integer("ring_segment", "0")
+          .range(0, 1LL << 40)
+          .size_suffixes()
+          .about("ring: pipeline each chunk in segments of at most this many bytes (0 = off); the "
+                 "reduction of one segment overlaps the transfer of the next"));
+  t.push_back(
+      ParamSpec::integer("chiara_batch", "auto")
+          .range(1, 1 << 20)
+          .or_auto()
+          .about("CHiArA batch size b (ranks per batch, must divide P); auto = the paper's rule: "
+                 "among the divisors of P, the b <= chiara_bmax closest to sqrt(P), ties to the "
+                 "larger (one batch of all ranks when only b = 1 would qualify)"));
+  t.push_back(
+      ParamSpec::integer("chiara_bmax", "auto")
+          .range(1, 1 << 20)
+          .or_auto()
+          .about("CHiArA largest batch size for auto (the paper's ranks per socket/node); auto = "
+                 "ranks per node (PCOLL_RANKS_PER_NODE or MPI_COMM_TYPE_SHARED)"));
+  t.push_back(
+      ParamSpec::integer("chiara_krs", "2")
+          .range(2, 1 << 20)
+          .about(
+              "CHiArA radix of the intra-batch reduce-scatter (the paper found 2 best everywhere); "
+              "a radix above b acts as b"));
+  t.push_back(
+      ParamSpec::integer("chiara_kag", "auto")
+          .range(2, 1 << 20)
+          .or_auto()
+          .about(
+              "CHiArA radix of the intra-batch allgather; auto = round(sqrt(b)) for per-rank "
+              "segments below chiara_kag_crossover bytes, b-1 above (paper Sec. V-B), at least 2"));
+  t.push_back(
+      ParamSpec::integer("chiara_kag_crossover", "4096")
+          .range(0, 1LL << 40)
+          .size_suffixes()
+          .about("per-rank segment size in bytes (count * type size / P) at which auto k_AG moves "
+                 "from sqrt(b) to b-1"));
+  t.push_back(
+      ParamSpec::choice("chiara_lane", "auto")
+          .one_of({"auto", "flat", "doubling", "halving"})
+          .about(
+              "chiara_loglane's LaneOp along each lane across the B batches: flat = the paper's "
+              "gather at the rotating root and broadcast back (2(B-1) block messages, exactly "
+              "chiara), doubling = butterfly allreduce of the whole block (log2 B rounds), halving "
+              "= recursive-halving reduce-scatter + recursive-doubling allgather of the block (2 "
+              "log2 B rounds, 2 block volumes); auto = halving when a block has at least "
+              "chiara_lane_crossover bytes and B' elements, else doubling"));
+  t.push_back(
+      ParamSpec::integer("chiara_lane_crossover", "8k")
+          .range(0, 1LL << 40)
+          .size_suffixes()
+          .about(
+              "block size in bytes (count * type size / B) from which auto chiara_lane uses "
+              "halving: the alpha-beta-gamma lane models cross at 9-18 KB for B = 4..64 with the "
+              "default model parameters, and the b lanes of a node share its network link, which "
+              "favours the bandwidth-optimal halving earlier than a per-rank model says"));
+  t.push_back(
+      ParamSpec::integer("ranks_per_node", "auto")
+          .range(1, 1 << 20)
+          .or_auto()
+          .about(
+              "treat consecutive groups of this many ranks as nodes (CHiArA's b_max, the ledger's "
+              "intra/inter-node split); auto = MPI_COMM_TYPE_SHARED"));
   // --- cost model used by auto selection and the ledger ---------------------------------------
-  t.push_back({"model_alpha", "2e-6", "alpha of the cost model: seconds per message",
-               ParamKind::real, 0, 1});
-  t.push_back({"model_beta", "2e-10", "beta of the cost model: seconds per byte transferred",
-               ParamKind::real, 0, 1});
-  t.push_back({"model_gamma", "1e-10", "gamma of the cost model: seconds per byte reduced",
-               ParamKind::real, 0, 1});
+  t.push_back(ParamSpec::real("model_alpha", "2e-6", 0, 1)
+
+                  .about("alpha of the cost model: seconds per message"));
+  t.push_back(ParamSpec::real("model_beta", "2e-10", 0, 1)
+
+                  .about("beta of the cost model: seconds per byte transferred"));
+  t.push_back(ParamSpec::real("model_gamma", "1e-10", 0, 1)
+
+                  .about("gamma of the cost model: seconds per byte reduced"));
   // --- tracing (collectives/src/trace, docs/trace-format.md) -----------------------------------
-  t.push_back({"trace", "",
-               "write a per-call, per-rank, per-phase timing log to this HDF5 file at "
-               "MPI_Finalize (empty = off); every rank must use the same path",
-               ParamKind::text});
-  t.push_back({"trace_max_calls", "250000",
-               "per-call trace records kept per rank (<= 80 B + 16 B per phase each, so the "
-               "default stays under ~100 MB); later calls only update per (collective, "
-               "algorithm, bytes) summaries, and the file says so",
-               ParamKind::integer, 0, 1LL << 40});
+  t.push_back(
+      ParamSpec::text("trace", "")
+
+          .about(
+              "write a per-call, per-rank, per-phase timing log to this HDF5 file at MPI_Finalize "
+              "(empty = off); every rank must use the same path"));
+  t.push_back(
+      ParamSpec::integer("trace_max_calls", "250000")
+          .range(0, 1LL << 40)
+          .about(
+              "per-call trace records kept per rank (<= 80 B + 16 B per phase each, so the default "
+              "stays under ~100 MB); later calls only update per (collective, algorithm, bytes) "
+              "summaries, and the file says so"));
   // --- simulation (SimGrid SMPI builds, PCOLL_SMPI=ON) ------------------------------------------
-  t.push_back({"sim_shared_bytes", "0",
-               "SMPI builds only (native builds ignore it): pcoll's scratch buffers of at least "
-               "this many bytes are allocated with SMPI_SHARED_MALLOC, one copy for all simulated "
-               "ranks, so that paper-scale sizes fit in memory; their contents are then "
-               "meaningless (timing-only runs); 0 = never",
-               ParamKind::integer, 0, 1LL << 40, false, true});
+  t.push_back(
+      ParamSpec::integer("sim_shared_bytes", "0")
+          .range(0, 1LL << 40)
+          .size_suffixes()
+          .about(
+              "SMPI builds only (native builds ignore it): pcoll's scratch buffers of at least "
+              "this many bytes are allocated with SMPI_SHARED_MALLOC, one copy for all simulated "
+              "ranks, so that paper-scale sizes fit in memory; their contents are then meaningless "
+              "(timing-only runs); 0 = never"));
   return t;
 }
 
@@ -295,8 +289,6 @@ const char *source_name(Source s) {
       return "default";
     case Source::environment:
       return "environment";
-    case Source::rules_file:
-      return "rules file";
     case Source::override_:
       return "override";
   }

@@ -21,17 +21,51 @@ enum class ParamKind : std::uint8_t {
   text,       // free text (a path), empty = off
 };
 
+// One parameter. Entries are written with named setters instead of a positional initialiser
+// (C++17 has no designated initialisers), e.g.
+//   ParamSpec::integer("tree_arity", "2").range(2, 1 << 20).about("fan-out of the k-ary tree")
 struct ParamSpec {
-  const char *name;
-  const char *default_value;
-  const char *description;
-  ParamKind kind;
+  const char *name = "";
+  const char *default_value = "";
+  const char *description = "";
+  ParamKind kind = ParamKind::text;
   long long min = 0;
   long long max = 0;
   bool allow_auto = false;
   bool is_size = false;  // accepts 4k, 1m, 1g suffixes (powers of 1024)
   std::vector<std::string> choices = {};
   Collective coll{};  // for ParamKind::algorithm
+
+  static ParamSpec algorithm(const char *name, const char *default_value) {
+    return make(name, default_value, ParamKind::algorithm);
+  }
+  static ParamSpec choice(const char *name, const char *default_value) {
+    return make(name, default_value, ParamKind::choice);
+  }
+  static ParamSpec integer(const char *name, const char *default_value) {
+    return make(name, default_value, ParamKind::integer);
+  }
+  static ParamSpec real(const char *name, const char *default_value, long long lo, long long hi) {
+    return make(name, default_value, ParamKind::real).range(lo, hi);
+  }
+  static ParamSpec text(const char *name, const char *default_value) {
+    return make(name, default_value, ParamKind::text);
+  }
+  ParamSpec &about(const char *text) { return description = text, *this; }
+  ParamSpec &range(long long lo, long long hi) { return min = lo, max = hi, *this; }
+  ParamSpec &or_auto() { return allow_auto = true, *this; }
+  ParamSpec &size_suffixes() { return is_size = true, *this; }
+  ParamSpec &one_of(std::vector<std::string> values) { return choices = std::move(values), *this; }
+  ParamSpec &of(Collective c) { return coll = c, *this; }
+
+ private:
+  static ParamSpec make(const char *name, const char *default_value, ParamKind kind) {
+    ParamSpec s;
+    s.name = name;
+    s.default_value = default_value;
+    s.kind = kind;
+    return s;
+  }
 };
 
 // Sentinel for "auto" in integer parameters.
@@ -55,7 +89,8 @@ std::string param_text(const std::string &name, long long value);
 double parse_real(const std::string &value);
 
 // Where a value came from, for pcoll-info and the trace log.
-enum class Source : std::uint8_t { default_value, environment, rules_file, override_ };
+// (A rules file, PCOLL_RULES, will add its own source when it exists.)
+enum class Source : std::uint8_t { default_value, environment, override_ };
 const char *source_name(Source s);
 
 // The effective configuration of one process: one value per entry of param_table().

@@ -47,7 +47,6 @@ class Context {
   // Cached plan for `key`, or nullptr.
   std::shared_ptr<const Plan> find_plan(const std::string &key) const;
   void store_plan(const std::string &key, std::shared_ptr<const Plan> plan);
-  std::size_t cached_plans() const { return plans_.size(); }
 
   // Scratch memory of at least `bytes`, reused across calls.
   void *scratch(std::size_t bytes);

@@ -26,7 +26,9 @@ struct ExecBuffers {
 };
 
 // Runs `plan`. When phase_seconds is not null, the time spent in each phase is added to it
-// (indexed like plan.phases). Returns an MPI error code.
+// (indexed like plan.phases). Returns an MPI error code: the first error of the call. After an
+// error the remaining transfers of the plan are still posted and completed (its local operations
+// are skipped), so that peers following the same schedule are never left blocked.
 int execute(const Plan &plan, const ExecBuffers &bufs, const Reducer &reducer, Context &ctx,
             std::vector<double> *phase_seconds);
 

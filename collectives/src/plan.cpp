@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "registry.hpp"
+
 namespace pcoll {
 
 const char *buf_name(Buf b) {
@@ -58,6 +60,33 @@ std::size_t BlockSplit::offset(std::size_t i) const {
 std::size_t BlockSplit::length(std::size_t i) const {
   const std::size_t q = count / parts, rem = count % parts;
   return q + (i < rem ? 1 : 0);
+}
+
+Plan make_plan(const AlgorithmInfo &algo, const PlanRequest &req) {
+  Plan p = algo.build(req);
+  p.rank = req.rank;
+  p.size = req.size;
+  const CollectiveInfo &coll = collective_info(algo.coll);
+  p.in_elems = coll.in_elems(req.count, req.size);
+  p.out_elems = coll.out_elems(req.count, req.size);
+  p.copy_in_to_out = coll.copy_in_to_out;
+  // Builders may leave rounds in which this rank has nothing to do (a fold it is not part of):
+  // drop them, they would only cost the executor a loop iteration.
+  std::vector<Round> kept;
+  for (auto &r : p.rounds)
+    if (!r.sends.empty() || !r.recvs.empty() || !r.ops.empty()) kept.push_back(std::move(r));
+  p.rounds = std::move(kept);
+  finalize_plan(p);
+  return p;
+}
+
+void finalize_plan(Plan &plan) {
+  for (auto &round : plan.rounds)
+    for (auto &op : round.ops) {
+      op.after_sends = false;
+      for (const auto &s : round.sends)
+        op.after_sends = op.after_sends || overlaps(op.dst, s.range);
+    }
 }
 
 }  // namespace pcoll

@@ -4,7 +4,10 @@
 // ordered list of rounds; in each round the rank posts all its receives and sends at once, runs
 // the local operations (reductions, copies) attached to each receive as soon as that receive has
 // completed, then the operations attached to the end of the round. Plans are built without MPI,
-// so they can be executed symbolically (verify.hpp), costed (ledger.hpp) and cached.
+// so they can be executed symbolically (verify.hpp), costed (ledger.hpp) and cached. make_plan and
+// finalize_plan live here, on the runtime side: the call path (api -> select -> plan -> executor)
+// does not depend on the offline modules (schedule, verify, ledger), which pcoll-info and the
+// tests use.
 //
 // All offsets and lengths are in ELEMENTS of the user's datatype, never bytes: a reduction can
 // therefore never split an element, and the same plan serves every datatype of a given size.
@@ -64,7 +67,6 @@ struct Round {
 struct Plan {
   int rank = 0;
   int size = 1;
-  std::size_t count = 0;      // elements of the user's vector (per rank for gathers)
   std::size_t in_elems = 0;   // size the plan assumes for the `in` buffer
   std::size_t out_elems = 0;  // size the plan assumes for the `out` buffer
   std::size_t tmp_elems = 0;  // scratch the plan needs
@@ -97,6 +99,21 @@ void add_send(Round &r, int peer, Range range);
 int add_recv(Round &r, int peer, Range range);
 void add_reduce(Round &r, Range src, Range dst, bool src_is_left, int after_recv = -1);
 void add_copy(Round &r, Range src, Range dst, int after_recv = -1);
+
+// Whether two ranges share an element of the same buffer.
+inline bool overlaps(const Range &a, const Range &b) {
+  return a.buf == b.buf && a.len > 0 && b.len > 0 && a.off < b.off + b.len && b.off < a.off + a.len;
+}
+
+struct AlgorithmInfo;
+struct PlanRequest;
+// Builds rank req.rank's plan with the algorithm's builder, fills in the fields every plan of the
+// collective has (rank, size, buffer sizes), drops empty rounds and finalizes it. The one way
+// plans are made, on the call path (api.cpp) and offline (schedule.hpp, pcoll-info, tests).
+Plan make_plan(const AlgorithmInfo &algo, const PlanRequest &req);
+// Marks, in each round, the local operations that write to a range being sent in that round
+// (the executor waits for those sends first). Applied to every plan before it is used.
+void finalize_plan(Plan &plan);
 
 // The split of `count` elements into `parts` contiguous blocks whose sizes differ by at most one,
 // the larger ones first (MPI's and MPICH's convention for uneven reduce-scatter blocks).

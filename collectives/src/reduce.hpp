@@ -32,7 +32,6 @@ class Reducer {
   // Reduces n elements of the user's datatype. May overwrite src when !src_is_left and no fast
   // path exists for a non-commutative op (the plan verifier treats src as clobbered then).
   int apply(const void *src, void *dst, std::size_t n, bool src_is_left) const;
-  bool has_fast_path() const { return kernel_ != nullptr; }
 
  private:
   MPI_Datatype dt_;

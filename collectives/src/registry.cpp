@@ -1,24 +1,178 @@
 #include "registry.hpp"
 
+#include <pcoll/pcoll.h>
+
+#include <algorithm>
 #include <stdexcept>
 
 namespace pcoll {
 
+namespace {
+
+std::size_t same(std::size_t n, int) {
+  return n;
+}
+std::size_t times_p(std::size_t n, int P) {
+  return n * static_cast<std::size_t>(P);
+}
+std::size_t at_zero(int, std::size_t, int) {
+  return 0;
+}
+
+// Benchmark inputs. Rank r's i-th value: 1..13, so sums over up to 2^20 ranks stay exact even
+// in float.
+long long value(int r, std::size_t i) {
+  return static_cast<long long>((static_cast<std::size_t>(r) * 7 + i) % 13) + 1;
+}
+// reduce_scatter_block: element j of rank q's P*n input; the term 14*(block mod 64) makes the
+// result blocks differ, so a block delivered to the wrong rank is caught. At most 895 per rank:
+// sums stay exact in float up to 2^24/895 (about 18700) ranks.
+long long rsb_value(int q, std::size_t j, std::size_t n) {
+  return value(q, j) + 14 * static_cast<long long>((j / n) % 64);
+}
+// allgather: element i of rank r's block; different for every rank (1021 is invertible modulo
+// the prime 65521), so a misplaced block is caught; below 2^24, so exact in float.
+long long gather_value(int r, std::size_t i) {
+  return static_cast<long long>((static_cast<std::size_t>(r) * 1021 + i) % 65521) + 1;
+}
+// nccl-tests' size (the P blocks) -> per-rank count.
+std::size_t per_rank_count(std::size_t bytes, std::size_t ts, int P) {
+  return bytes / (ts * static_cast<std::size_t>(P));
+}
+// nccl-tests' busBw factors: allreduce 2(P-1)/P; reduce_scatter and allgather (P-1)/P of the
+// total size.
+double allreduce_bus(int P) {
+  return P > 1 ? 2.0 * (P - 1) / P : 1.0;
+}
+double scatter_gather_bus(int P) {
+  return P > 1 ? double(P - 1) / P : 1.0;
+}
+
+CollectiveInfo allreduce_row() {
+  CollectiveInfo c;
+  c.id = Collective::allreduce;
+  c.name = "allreduce";
+  c.mpi_name = "MPI_Allreduce";
+  c.select_description =
+      "allreduce algorithm; auto picks the lowest alpha-beta-gamma model time among the "
+      "algorithms whose restrictions hold";
+  c.in_elems = c.out_elems = same;  // count: the whole vector
+  c.copy_in_to_out = true;
+  c.in_place_offset = at_zero;
+  c.call = [](const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+    return PCOLL_Allreduce(s, r, n, t, op, comm);
+  };
+  c.vendor = [](const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+    return PMPI_Allreduce(s, r, n, t, op, comm);
+  };
+  c.bus_factor = allreduce_bus;
+  c.count_for_bytes = [](std::size_t bytes, std::size_t ts, int) { return bytes / ts; };
+  c.count_for_segment = times_p;
+  c.input = [](int r, std::size_t i, std::size_t, int) { return value(r, i); };
+  c.expected = [](int, std::size_t i, std::size_t, int P) {
+    long long s = 0;
+    for (int q = 0; q < P; ++q) s += value(q, i);
+    return s;
+  };
+  return c;
+}
+
+CollectiveInfo reduce_scatter_block_row() {
+  CollectiveInfo c;
+  c.id = Collective::reduce_scatter_block;
+  c.name = "reduce_scatter_block";
+  c.mpi_name = "MPI_Reduce_scatter_block";
+  c.select_description = "reduce_scatter_block algorithm; auto as for allreduce";
+  c.in_elems = times_p;  // count = recvcount, the per-rank block; input P*count
+  c.out_elems = same;
+  c.in_place_offset = at_zero;  // the whole P*count input, the result in front
+  c.expect.by_rank = true;
+  c.expect.identical = false;  // every rank holds a different block
+  c.call = [](const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+    return PCOLL_Reduce_scatter_block(s, r, n, t, op, comm);
+  };
+  c.vendor = [](const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+    return PMPI_Reduce_scatter_block(s, r, n, t, op, comm);
+  };
+  c.bus_factor = scatter_gather_bus;
+  c.count_for_bytes = per_rank_count;
+  c.count_for_segment = same;
+  c.input = [](int q, std::size_t j, std::size_t n, int) { return rsb_value(q, j, n); };
+  c.expected = [](int r, std::size_t i, std::size_t n, int P) {
+    long long s = 0;
+    for (int q = 0; q < P; ++q) s += rsb_value(q, static_cast<std::size_t>(r) * n + i, n);
+    return s;
+  };
+  return c;
+}
+
+CollectiveInfo allgather_row() {
+  CollectiveInfo c;
+  c.id = Collective::allgather;
+  c.name = "allgather";
+  c.mpi_name = "MPI_Allgather";
+  c.select_description = "allgather algorithm; auto as for allreduce";
+  c.takes_op = false;
+  c.in_elems = same;  // count = sendcount = recvcount, the per-rank block; result P*count
+  c.out_elems = times_p;
+  // MPI_IN_PLACE: the own contribution already sits at its place in the receive buffer.
+  c.in_place_offset = [](int r, std::size_t n, int) { return static_cast<std::size_t>(r) * n; };
+  c.expect.reduced = false;
+  c.expect.gathered = true;
+  c.call = [](const void *s, void *r, int n, MPI_Datatype t, MPI_Op, MPI_Comm comm) {
+    return PCOLL_Allgather(s, n, t, r, n, t, comm);
+  };
+  c.vendor = [](const void *s, void *r, int n, MPI_Datatype t, MPI_Op, MPI_Comm comm) {
+    return PMPI_Allgather(s, n, t, r, n, t, comm);
+  };
+  c.bus_factor = scatter_gather_bus;
+  c.count_for_bytes = per_rank_count;
+  c.count_for_segment = same;
+  c.input = [](int r, std::size_t i, std::size_t, int) { return gather_value(r, i); };
+  c.expected = [](int, std::size_t i, std::size_t n, int) {
+    return gather_value(static_cast<int>(i / n), i % n);
+  };
+  return c;
+}
+
+}  // namespace
+
+// The table of collectives, one row each, in the order pcoll-info and the benchmarks list them.
+const std::vector<CollectiveInfo> &collective_table() {
+  static const std::vector<CollectiveInfo> table = {
+      allreduce_row(),
+      reduce_scatter_block_row(),
+      allgather_row(),
+  };
+  return table;
+}
+
+std::size_t CollectiveInfo::vector_elems(std::size_t count, int P) const {
+  return std::max(in_elems(count, P), out_elems(count, P));
+}
+
+const CollectiveInfo &collective_info(Collective c) {
+  for (const auto &row : collective_table())
+    if (row.id == c) return row;
+  throw std::logic_error("pcoll: a Collective without a CollectiveInfo row");
+}
+
+const CollectiveInfo *find_collective(const std::string &name) {
+  for (const auto &row : collective_table())
+    if (name == row.name) return &row;
+  return nullptr;
+}
+
 const char *collective_name(Collective c) {
-  switch (c) {
-    case Collective::allreduce:
-      return "allreduce";
-    case Collective::reduce_scatter_block:
-      return "reduce_scatter_block";
-    case Collective::allgather:
-      return "allgather";
-  }
-  return "?";
+  return collective_info(c).name;
 }
 
 const std::vector<Collective> &all_collectives() {
-  static const std::vector<Collective> v = {Collective::allreduce, Collective::reduce_scatter_block,
-                                            Collective::allgather};
+  static const std::vector<Collective> v = [] {
+    std::vector<Collective> ids;
+    for (const auto &row : collective_table()) ids.push_back(row.id);
+    return ids;
+  }();
   return v;
 }
 
@@ -28,11 +182,40 @@ long long PlanRequest::param(const char *name) const {
   throw std::logic_error(std::string("pcoll: plan builder read undeclared parameter ") + name);
 }
 
+// vendor: the MPI library's own implementation, called through PMPI. Whatever algorithm the
+// vendor's selection logic picks (Open MPI: coll/tuned fixed decision rules; MPICH: CVAR-driven)
+// is used unchanged. It is the reference every measurement is compared with and the fallback for
+// calls our algorithms cannot serve. Restrictions: none. Cost: unknown (not a plan), so `auto`
+// never picks it by model.
+const AlgorithmInfo &vendor_info(Collective c) {
+  struct Row {
+    std::string description;
+    AlgorithmInfo info;
+  };
+  static const std::vector<Row> rows = [] {
+    std::vector<Row> v;
+    v.reserve(collective_table().size());  // no reallocation: info.description points into v
+    for (const CollectiveInfo &k : collective_table()) {
+      Row r;
+      r.description = std::string("the MPI library's own ") + k.mpi_name + " (via PMPI)";
+      r.info.coll = k.id;
+      r.info.name = "vendor";
+      r.info.source = "the MPI implementation";
+      v.push_back(std::move(r));
+      v.back().info.description = v.back().description.c_str();
+    }
+    return v;
+  }();
+  for (const Row &r : rows)
+    if (r.info.coll == c) return r.info;
+  throw std::logic_error("pcoll: vendor_info of an unknown collective");
+}
+
 // The one table. Order is the order pcoll-info, benchmarks and plots list them in.
 const std::vector<const AlgorithmInfo *> &all_algorithms() {
   static const std::vector<const AlgorithmInfo *> table = {
       // allreduce
-      &vendor_allreduce_info(),
+      &vendor_info(Collective::allreduce),
       &naive_allreduce_info(),
       &tree_allreduce_info(),
       &recursive_doubling_allreduce_info(),
@@ -42,12 +225,12 @@ const std::vector<const AlgorithmInfo *> &all_algorithms() {
       &chiara_composed_allreduce_info(),
       &chiara_loglane_allreduce_info(),
       // reduce_scatter_block
-      &vendor_reduce_scatter_block_info(),
+      &vendor_info(Collective::reduce_scatter_block),
       &ring_reduce_scatter_block_info(),
       &recursive_halving_reduce_scatter_block_info(),
       &chiara_reduce_scatter_block_info(),
       // allgather
-      &vendor_allgather_info(),
+      &vendor_info(Collective::allgather),
       &ring_allgather_info(),
       &recursive_doubling_allgather_info(),
       &chiara_allgather_info(),

@@ -1,8 +1,14 @@
-// The one table of algorithms (registry.cpp). Each algorithm file describes itself with an
+// The two tables (registry.cpp): CollectiveInfo, one row per collective, and AlgorithmInfo, one
+// row per algorithm. Everything else (api, select, config, verify, pcoll-info, collbench, tests)
+// reads them instead of switching on the collective.
+//
+// Each algorithm file describes itself with an
 // AlgorithmInfo: its name (the string users type, the trace log stores and plots show), what it
 // is, where it comes from, its restrictions as data, the parameters it reads, its plan builder
 // and its closed-form alpha-beta-gamma cost (used by `auto` and checked against the ledger).
 #pragma once
+
+#include <mpi.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -14,7 +20,61 @@
 
 namespace pcoll {
 
+// The key of a CollectiveInfo row (the row holds everything else).
 enum class Collective : std::uint8_t { allreduce, reduce_scatter_block, allgather };
+
+// What the symbolic verifier (verify.hpp) expects of the output of every rank r, for the
+// collective's `count` argument n at P ranks:
+//   gathered: out holds P blocks of n elements, block q a copy of elements [s, s + n) of rank q's
+//             input, s = by_rank ? r*n : 0 (allgather; alltoall would be by_rank);
+//   reduced:  out holds n elements, element j the reduction over all ranks of input element
+//             (by_rank ? r*n : 0) + j, each rank's contribution exactly once (allreduce,
+//             reduce_scatter_block);
+//   identical: all ranks hold the same result with the same expression (bit-identical).
+struct Expect {
+  bool reduced = true;
+  bool gathered = false;
+  bool by_rank = false;
+  bool identical = true;
+};
+
+// One collective: its shape, its semantics for the verifier, how to call it (our C entry point
+// and the vendor's, with one signature) and what the benchmark needs. Rows are written by named
+// assignment, like AlgorithmInfo.
+struct CollectiveInfo {
+  using CallFn = int (*)(const void *send, void *recv, int count, MPI_Datatype type, MPI_Op op,
+                         MPI_Comm comm);  // op ignored when !takes_op
+  Collective id{};
+  const char *name = "";  // PCOLL_<NAME>, pcoll-info, the trace log, collbench --coll
+  const char *mpi_name = "";
+  const char *select_description = "";  // the PCOLL_<NAME> parameter's description
+  bool takes_op = true;
+  // Elements of the send (`in`) and receive (`out`) buffers for the `count` argument at P ranks.
+  std::size_t (*in_elems)(std::size_t count, int P) = nullptr;
+  std::size_t (*out_elems)(std::size_t count, int P) = nullptr;
+  // Plans work in `out` only: the executor first copies `in` to `out` (allreduce-like).
+  bool copy_in_to_out = false;
+  // MPI_IN_PLACE: rank r's input is read from the receive buffer at this element offset.
+  std::size_t (*in_place_offset)(int rank, std::size_t count, int P) = nullptr;
+  Expect expect;
+  CallFn call = nullptr;                  // PCOLL_<Collective>
+  CallFn vendor = nullptr;                // PMPI_<Collective>
+  double (*bus_factor)(int P) = nullptr;  // busBw = algBw * bus_factor (nccl-tests)
+  // Benchmark data (collbench, tests): the `count` argument for a message of `bytes` (nccl-tests'
+  // size, the larger buffer) and for a per-rank segment of S elements; send element i of rank r
+  // and receive element i of rank r, exactly (small integers: exact in every type).
+  std::size_t (*count_for_bytes)(std::size_t bytes, std::size_t type_size, int P) = nullptr;
+  std::size_t (*count_for_segment)(std::size_t S, int P) = nullptr;
+  long long (*input)(int r, std::size_t i, std::size_t count, int P) = nullptr;
+  long long (*expected)(int r, std::size_t i, std::size_t count, int P) = nullptr;
+
+  // The larger of the two buffers (the vector a plan moves), in elements.
+  std::size_t vector_elems(std::size_t count, int P) const;
+};
+
+const std::vector<CollectiveInfo> &collective_table();
+const CollectiveInfo &collective_info(Collective c);
+const CollectiveInfo *find_collective(const std::string &name);
 const char *collective_name(Collective c);
 const std::vector<Collective> &all_collectives();
 
@@ -43,11 +103,14 @@ struct Restrictions {
   bool needs_commutative = false;
 };
 
+// Every field has a default, and entries are written as named assignments (C++17 has no
+// designated initialisers):
+//   static const AlgorithmInfo info = [] { AlgorithmInfo a; a.name = "ring"; ...; return a; }();
 struct AlgorithmInfo {
-  Collective coll;
-  const char *name;
-  const char *description;
-  const char *source;  // where the schedule comes from
+  Collective coll{};
+  const char *name = "";
+  const char *description = "";
+  const char *source = "";  // where the schedule comes from (papers cited by title)
   Restrictions restrictions;
   std::vector<const char *> params;              // names in param_table()
   Plan (*build)(const PlanRequest &) = nullptr;  // nullptr: the vendor MPI is called directly
@@ -71,8 +134,10 @@ const std::vector<const AlgorithmInfo *> &all_algorithms();
 std::vector<const AlgorithmInfo *> algorithms_of(Collective c);
 const AlgorithmInfo *find_algorithm(Collective c, const std::string &name);
 
+// The vendor MPI's own implementation of collective c, called through PMPI (not a plan).
+const AlgorithmInfo &vendor_info(Collective c);
+
 // The descriptions each algorithm file provides (listed in registry.cpp's one table).
-const AlgorithmInfo &vendor_allreduce_info();
 const AlgorithmInfo &naive_allreduce_info();
 const AlgorithmInfo &tree_allreduce_info();
 const AlgorithmInfo &recursive_doubling_allreduce_info();
@@ -81,11 +146,9 @@ const AlgorithmInfo &rabenseifner_allreduce_info();
 const AlgorithmInfo &chiara_allreduce_info();
 const AlgorithmInfo &chiara_composed_allreduce_info();
 const AlgorithmInfo &chiara_loglane_allreduce_info();
-const AlgorithmInfo &vendor_reduce_scatter_block_info();
 const AlgorithmInfo &ring_reduce_scatter_block_info();
 const AlgorithmInfo &recursive_halving_reduce_scatter_block_info();
 const AlgorithmInfo &chiara_reduce_scatter_block_info();
-const AlgorithmInfo &vendor_allgather_info();
 const AlgorithmInfo &ring_allgather_info();
 const AlgorithmInfo &recursive_doubling_allgather_info();
 const AlgorithmInfo &chiara_allgather_info();

@@ -7,10 +7,6 @@ namespace pcoll {
 
 namespace {
 
-bool overlaps(const Range &a, const Range &b) {
-  return a.buf == b.buf && a.len > 0 && b.len > 0 && a.off < b.off + b.len && b.off < a.off + a.len;
-}
-
 std::size_t limit_of(const Plan &p, Buf b) {
   switch (b) {
     case Buf::in:
@@ -40,46 +36,6 @@ std::vector<Plan> build_all(const AlgorithmInfo &algo, const PlanRequest &req) {
     plans.push_back(make_plan(algo, q));
   }
   return plans;
-}
-
-Plan make_plan(const AlgorithmInfo &algo, const PlanRequest &req) {
-  Plan p = algo.build(req);
-  p.rank = req.rank;
-  p.size = req.size;
-  p.count = req.count;
-  switch (algo.coll) {
-    case Collective::allreduce:
-      p.in_elems = p.out_elems = req.count;
-      p.copy_in_to_out = true;
-      break;
-    case Collective::reduce_scatter_block:
-      p.in_elems = req.count * static_cast<std::size_t>(req.size);
-      p.out_elems = req.count;
-      p.copy_in_to_out = false;
-      break;
-    case Collective::allgather:
-      p.in_elems = req.count;
-      p.out_elems = req.count * static_cast<std::size_t>(req.size);
-      p.copy_in_to_out = false;
-      break;
-  }
-  // Builders may leave rounds in which this rank has nothing to do (a fold it is not part of):
-  // drop them, they would only cost the executor a loop iteration.
-  std::vector<Round> kept;
-  for (auto &r : p.rounds)
-    if (!r.sends.empty() || !r.recvs.empty() || !r.ops.empty()) kept.push_back(std::move(r));
-  p.rounds = std::move(kept);
-  finalize_plan(p);
-  return p;
-}
-
-void finalize_plan(Plan &plan) {
-  for (auto &round : plan.rounds)
-    for (auto &op : round.ops) {
-      op.after_sends = false;
-      for (const auto &s : round.sends)
-        op.after_sends = op.after_sends || overlaps(op.dst, s.range);
-    }
 }
 
 std::string check_plan(const Plan &p) {

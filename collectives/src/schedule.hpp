@@ -34,14 +34,8 @@ struct Schedule {
   int size() const { return static_cast<int>(plans.size()); }
 };
 
-// Builds rank req.rank's plan with the algorithm's builder, fills in the fields every plan of the
-// collective has (rank, size, buffer sizes) and finalizes it. The one way plans are made.
-Plan make_plan(const AlgorithmInfo &algo, const PlanRequest &req);
-// Builds every rank's plan for `req` (req.rank is ignored) with the algorithm's builder.
+// Builds every rank's plan for `req` (req.rank is ignored) with make_plan (plan.hpp).
 std::vector<Plan> build_all(const AlgorithmInfo &algo, const PlanRequest &req);
-// Marks, in each round, the local operations that write to a range being sent in that round
-// (the executor waits for those sends first). Applied to every plan before it is used.
-void finalize_plan(Plan &plan);
 // Checks ranges against buffer sizes and hazards inside one plan; empty string when fine.
 std::string check_plan(const Plan &plan);
 Schedule make_schedule(std::vector<Plan> plans);

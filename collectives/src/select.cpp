@@ -10,7 +10,7 @@ std::string restriction_failure(const AlgorithmInfo &algo, const CallShape &s, c
   if (s.intercomm) return "inter-communicators are served by the vendor MPI only";
   if (!s.type.contiguous && s.count > 0)
     return "the datatype is not contiguous (gaps or a non-zero lower bound)";
-  const std::size_t total = s.coll == Collective::allreduce ? s.count : s.count * s.size;
+  const std::size_t total = collective_info(s.coll).vector_elems(s.count, s.size);
   if (total * s.type.size > static_cast<std::size_t>(INT_MAX))
     return "the message exceeds 2 GiB, the largest single transfer the executor posts";
   if (algo.restrictions.needs_commutative && s.needs_reduction && !s.commutative)

@@ -32,9 +32,9 @@ struct Sym {
   }
 };
 
-Sym leaf(int rank, int P, long long delta = 0) {
+Sym leaf(int rank, int P) {
   Sym s;
-  s.delta = delta;
+
   s.mask.assign(static_cast<std::size_t>((P + 63) / 64), 0);
   s.mask[static_cast<std::size_t>(rank / 64)] |= 1ULL << (rank % 64);
   s.expr = mix(static_cast<std::uint64_t>(rank) + 1);
@@ -127,10 +127,7 @@ std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
   for (int r = 0; r < P; ++r) {
     const Plan &p = s.plans[r];
     const bool copy = p.copy_in_to_out;
-    // Allgather inputs stand for the elements they become in the gathered vector.
-    const long long in_delta =
-        opt.expect == Expect::allgather ? static_cast<long long>(r) * long(opt.count) : 0;
-    st[r].in = RunBuf(p.in_elems, copy ? garbage : leaf(r, P, in_delta));
+    st[r].in = RunBuf(p.in_elems, copy ? garbage : leaf(r, P));
     st[r].out = RunBuf(p.out_elems, copy ? leaf(r, P) : garbage);
     st[r].tmp = RunBuf(p.tmp_elems, garbage);
   }
@@ -194,26 +191,26 @@ std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
   }
   // Final check.
   const std::size_t n = opt.count;
+  const Expect &ex = opt.expect;
   Runs reference;
   for (int r = 0; r < P; ++r) {
-    const std::size_t out_len = opt.expect == Expect::allreduce              ? n
-                                : opt.expect == Expect::reduce_scatter_block ? n
-                                                                             : n * P;
-    // The source element the output starts with, relative to its position.
-    const long long want_delta =
-        opt.expect == Expect::reduce_scatter_block ? static_cast<long long>(r) * long(n) : 0;
+    const std::size_t out_len = ex.gathered ? n * static_cast<std::size_t>(P) : n;
+    // The input element output element `pos` must hold is pos + want_delta: the first one of
+    // rank r's block of the input (by_rank), minus the start of block q of a gathered output.
+    const long long first = ex.by_rank ? static_cast<long long>(r) * long(n) : 0;
     Runs got = st[r].out.read(0, out_len);
     std::size_t pos = 0;
     for (const auto &[len, v] : got) {
+      const int owner = ex.gathered && n > 0 ? static_cast<int>(pos / n) : -1;
+      const long long want_delta = ex.gathered ? first - long(owner) * long(n) : first;
       if (v.garbage) {
         fail(r, -1, "output element " + std::to_string(pos) + " never written");
       } else if (v.delta != want_delta) {
         fail(r, -1,
              "output element " + std::to_string(pos) + " holds input element " +
                  std::to_string(static_cast<long long>(pos) + v.delta));
-      } else if (opt.expect == Expect::allgather) {
+      } else if (ex.gathered) {
         // A run holds one value, so it must lie inside one rank's block and come from it alone.
-        const int owner = static_cast<int>(pos / n);
         bool alone = static_cast<int>((pos + len - 1) / n) == owner;
         for (int q = 0; q < P && alone; ++q)
           alone = (((v.mask[q / 64] >> (q % 64)) & 1ULL) != 0) == (q == owner);
@@ -233,7 +230,7 @@ std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
       pos += len;
       if (!err.empty()) return err;
     }
-    if (opt.expect != Expect::allreduce) continue;  // results of different ranks differ by design
+    if (!ex.identical) continue;  // results of different ranks differ by design
     if (r == 0) {
       reference = got;
     } else {

@@ -2,7 +2,7 @@
 // contributions it holds, which element of the input vector they are (so misplaced data is
 // caught), whether they were combined in rank order, and a hash of the exact
 // expression tree (operands and their order). Running all ranks' plans this way proves, without
-// MPI and for any P <= 64 and any count:
+// MPI and for any P (contributor sets are bit masks of any length) and any count:
 //   - every output element of every rank is the reduction of all P inputs, each exactly once;
 //   - for algorithms that claim order preservation, the inputs were combined in rank order;
 //   - every rank evaluated the same expression in the same operand order, i.e. all ranks get
@@ -19,15 +19,9 @@
 
 namespace pcoll {
 
-enum class Expect {
-  allreduce,             // out[i] on every rank = reduction over all ranks of in[i], i < count
-  reduce_scatter_block,  // out[j] on rank r = reduction over all ranks of in[r*count + j]
-  allgather,             // out[q*count + j] on every rank = in[j] of rank q
-};
-
 struct VerifyOptions {
-  Expect expect = Expect::allreduce;
-  std::size_t count = 0;      // allreduce: vector length; others: elements per rank
+  Expect expect;  // the collective's CollectiveInfo::expect (registry.hpp); default: allreduce
+  std::size_t count = 0;      // the collective's `count` argument
   bool require_order = true;  // check rank order (for algorithms without needs_commutative)
 };
 

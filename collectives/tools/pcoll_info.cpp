@@ -221,18 +221,16 @@ int main(int argc, char **argv) {
   std::string verdict = "not run (P > 64 or count > 10^6: shape only)";
   if (ranks <= 64 && count <= 1000000) {
     VerifyOptions vo;
-    vo.expect = coll == Collective::allreduce              ? Expect::allreduce
-                : coll == Collective::reduce_scatter_block ? Expect::reduce_scatter_block
-                                                           : Expect::allgather;
+    vo.expect = collective_info(coll).expect;
     vo.count = shape.count;
     vo.require_order = !algo->restrictions.needs_commutative;
     const std::string e = verify_schedule(s, vo);
     const std::string what =
-        coll == Collective::allgather
+        vo.expect.gathered
             ? "every rank holds every rank's block in place"
             : "every output element is the reduction of the right element of all ranks, "
               "each exactly once" +
-                  std::string(coll == Collective::allreduce ? ", bit-identical on all ranks" : "") +
+                  std::string(vo.expect.identical ? ", bit-identical on all ranks" : "") +
                   std::string(vo.require_order ? ", rank order kept" : "");
     verdict = e.empty() ? "correct (symbolic execution): " + what : "WRONG: " + e;
   }

@@ -155,3 +155,36 @@ TEST_CASE("the algorithm list is available without MPI calls", "[api]") {
   CHECK(PCOLL_Algorithm_name("no_such_collective", 0) == nullptr);
   CHECK(PCOLL_Algorithm_name("allreduce", 1000) == nullptr);
 }
+
+TEST_CASE("a reduction that fails strands no peer (errflag)", "[errors]") {
+  // MPI_BAND is not defined on MPI_DOUBLE: every reduction of this call fails in
+  // MPI_Reduce_local. Ranks that reduce get the error; the executor must still post and
+  // complete the rest of their schedule, or ranks that only receive (the naive and tree
+  // broadcast, the last rounds of every algorithm) would wait forever. Reaching the final
+  // allreduce on every rank is the test; a hang is the failure (ctest's timeout).
+  MPI_Comm c = fresh_comm();
+  MPI_Errhandler self_eh, world_eh;
+  MPI_Comm_get_errhandler(MPI_COMM_SELF, &self_eh);
+  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &world_eh);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int size = 1;
+  MPI_Comm_size(c, &size);
+  std::vector<double> in(64, 1.0), out(64);
+  for (const auto &a : pcoll_test::variants_of("allreduce", pcoll_test::mpi)) {
+    if (!a.set.empty()) continue;
+    pcoll::ScopedConfig use(c, "allreduce", a.algo);
+    pcoll::ScopedConfig quiet(c, "fallback", "silent");
+    const int rc = PCOLL_Allreduce(in.data(), out.data(), 64, MPI_DOUBLE, MPI_BAND, c);
+    int failed = rc != MPI_SUCCESS, any = 0;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    INFO(a.algo << ": rc " << rc);
+    if (size > 1) CHECK(any == 1);  // some rank reduced and reported it
+    if (rc != MPI_SUCCESS) CHECK(error_class(rc) == MPI_ERR_OP);
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, self_eh);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, world_eh);
+  MPI_Errhandler_free(&self_eh);
+  MPI_Errhandler_free(&world_eh);
+  MPI_Comm_free(&c);
+}

@@ -1,4 +1,5 @@
-// Shared pieces of the MPI tests: collective-safe failure accounting and the algorithm variants.
+// Shared pieces of the MPI tests: collective-safe failure accounting and the algorithm variants
+// (enumerated from the registry, see tests/common/variants.hpp).
 #pragma once
 
 #include <mpi.h>
@@ -9,6 +10,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "../common/variants.hpp"
 
 namespace pcoll_test {
 
@@ -41,32 +44,14 @@ struct Variant {
   std::vector<std::pair<std::string, std::string>> set;  // parameter overrides
 };
 
+// Every registered allreduce algorithm (registry order, vendor aside: it is the reference) with
+// its defaults and the MPI variants of tests/common/variants.hpp, then auto.
 inline std::vector<Variant> allreduce_variants() {
-  return {
-      {"naive", {{"allreduce", "naive"}}},
-      {"tree", {{"allreduce", "tree"}}},
-      {"tree arity 2 flat 0",
-       {{"allreduce", "tree"}, {"tree_arity", "2"}, {"tree_flat_below", "0"}}},
-      {"tree arity 3 flat 0",
-       {{"allreduce", "tree"}, {"tree_arity", "3"}, {"tree_flat_below", "0"}}},
-      {"recursive_doubling", {{"allreduce", "recursive_doubling"}}},
-      {"ring", {{"allreduce", "ring"}}},
-      {"ring segment 64 B", {{"allreduce", "ring"}, {"ring_segment", "64"}}},
-      {"rabenseifner", {{"allreduce", "rabenseifner"}}},
-      {"chiara", {{"allreduce", "chiara"}}},
-      {"chiara 2 ranks per node k_RS 3",
-       {{"allreduce", "chiara"}, {"ranks_per_node", "2"}, {"chiara_krs", "3"}}},
-      {"chiara k_AG 3", {{"allreduce", "chiara"}, {"chiara_kag", "3"}}},
-      {"chiara_composed", {{"allreduce", "chiara_composed"}}},
-      {"chiara_loglane", {{"allreduce", "chiara_loglane"}}},
-      {"chiara_loglane halving", {{"allreduce", "chiara_loglane"}, {"chiara_lane", "halving"}}},
-      {"chiara_loglane doubling 2 ranks per node k_RS 3",
-       {{"allreduce", "chiara_loglane"},
-        {"chiara_lane", "doubling"},
-        {"ranks_per_node", "2"},
-        {"chiara_krs", "3"}}},
-      {"auto", {{"allreduce", "auto"}}},
-  };
+  std::vector<Variant> v;
+  for (const AlgoVariant &a : variants_of("allreduce", mpi))
+    v.push_back({a.label, a.overrides("allreduce")});
+  v.push_back({"auto", {{"allreduce", "auto"}}});
+  return v;
 }
 
 // Applies a list of parameter overrides to a communicator for the lifetime of the object.

@@ -230,9 +230,12 @@ void check_allgather(MPI_Comm comm, const Set &set, MPI_Datatype dt, int width, 
   }
 }
 
-std::vector<Set> block_variants(const char *coll, std::vector<const char *> algos, int P) {
+// Every registered algorithm of coll, vendor included, with its defaults and the MPI variants of
+// tests/common/variants.hpp; then CHiArA for every batch size that divides P.
+std::vector<Set> block_variants(const char *coll, int P) {
   std::vector<Set> v;
-  for (const char *a : algos) v.push_back({{coll, a}});
+  for (const auto &a : pcoll_test::variants_of(coll, pcoll_test::mpi, /*with_vendor=*/true))
+    v.push_back(a.overrides(coll));
   for (int b = 1; b <= P; ++b)
     if (P % b == 0)
       for (const char *k : {"2", "3"})
@@ -253,9 +256,7 @@ TEST_CASE("reduce_scatter_block: every algorithm is exact", "[reduce_scatter_blo
   MPI_Comm split;
   MPI_Comm_split(w, rank_of(w) % 2, size_of(w) - rank_of(w), &split);
   for (MPI_Comm c : {w, split}) {
-    for (const Set &set :
-         block_variants("reduce_scatter_block", {"vendor", "ring", "recursive_halving", "chiara"},
-                        size_of(c))) {
+    for (const Set &set : block_variants("reduce_scatter_block", size_of(c))) {
       check_reduce_scatter<double>(c, set, MPI_DOUBLE, MPI_SUM, f);
       check_reduce_scatter<int>(c, set, MPI_INT, MPI_MAX, f);
       check_reduce_scatter<int>(c, set, MPI_INT, usum, f);
@@ -275,8 +276,7 @@ TEST_CASE("allgather: every algorithm is exact", "[allgather]") {
   MPI_Comm split;
   MPI_Comm_split(w, rank_of(w) % 2, size_of(w) - rank_of(w), &split);
   for (MPI_Comm c : {w, split}) {
-    for (const Set &set : block_variants(
-             "allgather", {"vendor", "ring", "recursive_doubling", "chiara"}, size_of(c))) {
+    for (const Set &set : block_variants("allgather", size_of(c))) {
       check_allgather<double>(c, set, MPI_DOUBLE, 1, f);
       check_allgather<unsigned char>(c, set, MPI_UNSIGNED_CHAR, 1, f);
       check_allgather<int>(c, set, t3, 3, f);

@@ -1,4 +1,5 @@
-// Symbolic verification of every allreduce plan builder over the matrix: P in 1..64,
+// Symbolic verification of every registered plan builder (enumerated, see
+// tests/common/variants.hpp) over the matrix: P in 1..64,
 // counts {0, 1, P-1, P, P+1, primes, 10^5}, every parameter value that changes the schedule.
 // For each case the plans of all ranks must pair up, be deadlock-free, reduce every element of
 // every rank exactly once from all P inputs, keep rank order when the algorithm claims to, and
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/variants.hpp"
 #include "registry.hpp"
 #include "schedule.hpp"
 #include "select.hpp"
@@ -23,22 +25,13 @@ struct Variant {
   Collective coll = Collective::allreduce;
 };
 
+// Every registered algorithm of every collective with its defaults, plus the symbolic variants of
+// tests/common/variants.hpp (the CHiArA parameter sweep is in chiara_test.cpp).
 std::vector<Variant> variants() {
-  std::vector<Variant> v = {{"naive", {}}, {"recursive_doubling", {}}, {"rabenseifner", {}}};
-  for (const char *arity : {"2", "3", "4", "7"})
-    for (const char *flat : {"0", "16"})
-      v.push_back({"tree", {{"tree_arity", arity}, {"tree_flat_below", flat}}});
-  for (const char *seg : {"0", "8", "24", "1000", "64k"})
-    v.push_back({"ring", {{"ring_segment", seg}}});
-  // CHiArA with its default parameters (the parameter sweep is in chiara_test.cpp).
-  v.push_back({"chiara", {}});
-  v.push_back({"chiara_composed", {}});
-  for (const char *lane : {"auto", "flat", "doubling", "halving"})
-    v.push_back({"chiara_loglane", {{"chiara_lane", lane}}});
-  for (const char *a : {"ring", "recursive_halving", "chiara"})
-    v.push_back({a, {}, Collective::reduce_scatter_block});
-  for (const char *a : {"ring", "recursive_doubling", "chiara"})
-    v.push_back({a, {}, Collective::allgather});
+  std::vector<Variant> v;
+  for (const CollectiveInfo &c : collective_table())
+    for (const auto &a : pcoll_test::variants_of(c.name, pcoll_test::symbolic))
+      v.push_back({a.algo, a.set, c.id});
   return v;
 }
 
@@ -67,9 +60,7 @@ std::string check_variant(Collective coll, const std::string &algo_name,
   shape.ranks_per_node = ranks_per_node;
   const Schedule s = make_schedule(build_all(*algo, plan_request(*algo, cfg, 0, shape)));
   VerifyOptions opt;
-  opt.expect = coll == Collective::allreduce              ? Expect::allreduce
-               : coll == Collective::reduce_scatter_block ? Expect::reduce_scatter_block
-                                                          : Expect::allgather;
+  opt.expect = collective_info(coll).expect;
   opt.count = count;
   opt.require_order = !algo->restrictions.needs_commutative;
   return verify_schedule(s, opt);
@@ -105,14 +96,21 @@ TEST_CASE("every plan is correct for P = 1..64 and odd counts", "[plan]") {
 }
 
 TEST_CASE("the matrix covers every algorithm of the registry", "[plan]") {
-  // The table is the one list of algorithms: a new row must get its variants here (and its
-  // parameter sweep, if any), or this test names it.
+  // variants() enumerates the registry, so a new row is verified with its defaults; this guards
+  // the enumeration itself, and the extra-variant table against names that no longer exist.
   for (const AlgorithmInfo *a : all_algorithms()) {
     if (a->is_vendor()) continue;
     bool found = false;
     for (const Variant &v : variants()) found = found || (v.coll == a->coll && v.algo == a->name);
-    INFO(collective_name(a->coll) << "/" << a->name << " has no variant in plan_matrix_test.cpp");
+    INFO(collective_name(a->coll) << "/" << a->name << " is missing from the plan matrix");
     CHECK(found);
+  }
+  for (const auto &e : pcoll_test::extra_variants()) {
+    const CollectiveInfo *c = find_collective(e.coll);
+    INFO("tests/common/variants.hpp names " << e.coll << "/" << e.algo);
+    REQUIRE(c != nullptr);
+    CHECK(find_algorithm(c->id, e.algo) != nullptr);
+    for (const auto &s : e.set) CHECK(param_index(s.first) >= 0);
   }
 }
 

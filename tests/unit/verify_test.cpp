@@ -15,7 +15,7 @@ std::vector<Plan> two_rank_exchange(std::size_t n) {
     Plan &p = plans[r];
     p.rank = r;
     p.size = 2;
-    p.count = p.in_elems = p.out_elems = p.tmp_elems = n;
+    p.in_elems = p.out_elems = p.tmp_elems = n;
     Round &rd = p.new_round(p.phase_index("x"));
     add_send(rd, 1 - r, out_range(0, n));
     const int rv = add_recv(rd, 1 - r, tmp_range(0, n));
@@ -78,7 +78,7 @@ TEST_CASE("unmatched messages and deadlocks are caught", "[verify]") {
   for (int r = 0; r < 2; ++r) {
     dl[r].rank = r;
     dl[r].size = 2;
-    dl[r].count = dl[r].out_elems = dl[r].tmp_elems = 4;
+    dl[r].out_elems = dl[r].tmp_elems = 4;
     add_recv(dl[r].new_round(0), 1 - r, tmp_range(0, 4));
     add_send(dl[r].new_round(0), 1 - r, out_range(0, 4));
   }

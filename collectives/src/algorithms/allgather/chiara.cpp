@@ -10,7 +10,6 @@
 // Temporary: none (everything lands in the output).
 #include "../chiara/chiara.hpp"
 #include "../../registry.hpp"
-#include "../common.hpp"
 
 namespace pcoll {
 namespace {
@@ -37,20 +36,23 @@ double model(const PlanRequest &req, const CostParams &c) {
 }  // namespace
 
 const AlgorithmInfo &chiara_allgather_info() {
-  static const AlgorithmInfo info{Collective::allgather,
-                                  "chiara",
-                                  "CHiArA hierarchical allgather: intra-batch alignment, lane "
-                                  "broadcast, intra-batch allgather",
-                                  "Configurable and Hierarchical Allreduce, Sec. IV-A",
-                                  {},
-                                  chiara_params(),
-                                  build,
-                                  model,
-                                  chiara_check,
-                                  chiara_explain_request,
-                                  /*model_exact=*/false,
-                                  /*auto_candidate=*/true,
-                                  chiara_warning};
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::allgather;
+    a.name = "chiara";
+    a.description =
+        "CHiArA hierarchical allgather: intra-batch alignment, lane broadcast, "
+        "intra-batch allgather";
+    a.source = "Configurable and Hierarchical Allreduce, Sec. IV-A";
+    a.params = chiara_params();
+    a.build = build;
+    a.model = model;
+    a.check = chiara_check;
+    a.explain = chiara_explain_request;
+    a.model_exact = false;
+    a.warning = chiara_warning;
+    return a;
+  }();
   return info;
 }
 

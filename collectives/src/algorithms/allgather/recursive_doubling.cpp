@@ -8,7 +8,7 @@
 // Cost (n = bytes per block, P' the largest power of two <= P, f = 1 if P != P'):
 //   T = log2 P' alpha + (P'-1)/P' beta n P + f (2 alpha + beta n (P + 1)). Temporary: none.
 #include "../../registry.hpp"
-#include "../common.hpp"
+#include "../patterns/fold.hpp"
 
 namespace pcoll {
 namespace {
@@ -22,7 +22,7 @@ Plan build(const PlanRequest &req) {
   if (n == 0) return plan;
   const PowerOfTwoFold f(P);
   const std::size_t mine = static_cast<std::size_t>(me) * n;
-  add_copy(local_round(plan, fold_ph), in_range(0, n), out_range(mine, n));
+  add_copy(plan.new_round(fold_ph), in_range(0, n), out_range(mine, n));
   if (me < 2 * f.rem) {
     Round &r = plan.new_round(fold_ph);
     if (me % 2 == 0)
@@ -59,18 +59,17 @@ double model(const PlanRequest &req, const CostParams &c) {
 }  // namespace
 
 const AlgorithmInfo &recursive_doubling_allgather_info() {
-  static const AlgorithmInfo info{Collective::allgather,
-                                  "recursive_doubling",
-                                  "recursive-doubling allgather, log2(P) steps; fold for "
-                                  "non-power-of-two P",
-                                  "Thakur, Rabenseifner, Gropp 2005 (MPICH)",
-                                  {},
-                                  {},
-                                  build,
-                                  model,
-                                  nullptr,
-                                  nullptr,
-                                  /*model_exact=*/false};
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::allgather;
+    a.name = "recursive_doubling";
+    a.description = "recursive-doubling allgather, log2(P) steps; fold for non-power-of-two P";
+    a.source = "Thakur, Rabenseifner, Gropp 2005 (MPICH)";
+    a.build = build;
+    a.model = model;
+    a.model_exact = false;
+    return a;
+  }();
   return info;
 }
 

@@ -4,7 +4,6 @@
 //
 // Restrictions: none. Cost (n = bytes per block): T = (P-1)(alpha + beta n). Temporary: none.
 #include "../../registry.hpp"
-#include "../common.hpp"
 
 namespace pcoll {
 namespace {
@@ -16,7 +15,7 @@ Plan build(const PlanRequest &req) {
   const std::size_t n = req.count;
   if (n == 0) return plan;
   auto blk = [&](int c) { return static_cast<std::size_t>(((c % P) + P) % P) * n; };
-  add_copy(local_round(plan, ph), in_range(0, n), out_range(blk(me), n));
+  add_copy(plan.new_round(ph), in_range(0, n), out_range(blk(me), n));
   for (int s = 0; s < P - 1; ++s) {
     Round &r = plan.new_round(ph);
     add_send(r, (me + 1) % P, out_range(blk(me - s), n));
@@ -32,14 +31,16 @@ double model(const PlanRequest &req, const CostParams &c) {
 }  // namespace
 
 const AlgorithmInfo &ring_allgather_info() {
-  static const AlgorithmInfo info{Collective::allgather,
-                                  "ring",
-                                  "ring allgather, P-1 steps of one block",
-                                  "Patarasuk and Yuan 2009",
-                                  {},
-                                  {},
-                                  build,
-                                  model};
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::allgather;
+    a.name = "ring";
+    a.description = "ring allgather, P-1 steps of one block";
+    a.source = "Patarasuk and Yuan 2009";
+    a.build = build;
+    a.model = model;
+    return a;
+  }();
   return info;
 }
 

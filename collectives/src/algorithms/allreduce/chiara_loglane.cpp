@@ -72,22 +72,27 @@ std::string explain(const PlanRequest &req) {
 }  // namespace
 
 const AlgorithmInfo &chiara_loglane_allreduce_info() {
-  static const AlgorithmInfo info{Collective::allreduce,
-                                  "chiara_loglane",
-                                  "CHiArA with a logarithmic LaneOp: intra-batch reduce-scatter, "
-                                  "Rabenseifner (large blocks) or recursive doubling (small) "
-                                  "along each lane, intra-batch allgather, in stages",
-                                  "Configurable and Hierarchical Allreduce, Algorithm 4 (seed "
-                                  "002), Phase II by Thakur, Rabenseifner, Gropp 2005",
-                                  {/*needs_commutative=*/true},
-                                  params(),
-                                  build,
-                                  model,
-                                  chiara_check,
-                                  explain,
-                                  /*model_exact=*/false,
-                                  /*auto_candidate=*/true,
-                                  chiara_warning};
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::allreduce;
+    a.name = "chiara_loglane";
+    a.description =
+        "CHiArA with a logarithmic LaneOp: intra-batch reduce-scatter, Rabenseifner "
+        "(large blocks) or recursive doubling (small) along each lane, intra-batch "
+        "allgather, in stages";
+    a.source =
+        "Configurable and Hierarchical Allreduce (CHiArA), Algorithm 4, Phase II by Thakur, "
+        "Rabenseifner, Gropp 2005";
+    a.restrictions.needs_commutative = true;
+    a.params = params();
+    a.build = build;
+    a.model = model;
+    a.check = chiara_check;
+    a.explain = explain;
+    a.model_exact = false;
+    a.warning = chiara_warning;
+    return a;
+  }();
   return info;
 }
 

@@ -43,15 +43,16 @@ double model(const PlanRequest &req, const CostParams &c) {
 }  // namespace
 
 const AlgorithmInfo &naive_allreduce_info() {
-  static const AlgorithmInfo info{Collective::allreduce,
-                                  "naive",
-                                  "root 0 receives every vector, reduces in rank order, sends "
-                                  "the result to all",
-                                  "HPX flat communicator; seed article 000",
-                                  {},
-                                  {},
-                                  build,
-                                  model};
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::allreduce;
+    a.name = "naive";
+    a.description = "root 0 receives every vector, reduces in rank order, sends the result to all";
+    a.source = "HPX flat communicator (Rings, Trees, and Butterflies: HPX Collectives)";
+    a.build = build;
+    a.model = model;
+    return a;
+  }();
   return info;
 }
 

@@ -16,7 +16,7 @@
 //   T = (2 log2 P' + 2f) alpha + (2 (P'-1)/P' + 2f) beta n + ((P'-1)/P' + f) gamma n.
 // Temporary: n bytes (halves are received in place in tmp).
 #include "../../registry.hpp"
-#include "fold.hpp"
+#include "../patterns/fold.hpp"
 
 namespace pcoll {
 namespace {
@@ -50,15 +50,18 @@ double model(const PlanRequest &req, const CostParams &c) {
 }  // namespace
 
 const AlgorithmInfo &rabenseifner_allreduce_info() {
-  static const AlgorithmInfo info{Collective::allreduce,
-                                  "rabenseifner",
-                                  "recursive-halving reduce-scatter + recursive-doubling "
-                                  "allgather; fold for non-power-of-two P",
-                                  "Rabenseifner 2004; Thakur, Rabenseifner, Gropp 2005",
-                                  {},
-                                  {},
-                                  build,
-                                  model};
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::allreduce;
+    a.name = "rabenseifner";
+    a.description =
+        "recursive-halving reduce-scatter + recursive-doubling allgather; fold for "
+        "non-power-of-two P";
+    a.source = "Rabenseifner 2004; Thakur, Rabenseifner, Gropp 2005";
+    a.build = build;
+    a.model = model;
+    return a;
+  }();
   return info;
 }
 

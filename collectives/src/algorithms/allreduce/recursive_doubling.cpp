@@ -12,7 +12,7 @@
 // Cost (P' = largest power of two <= P, f = 1 if P != P' else 0):
 //   T = (log2 P' + 2f)(alpha + beta n) + (log2 P' + f) gamma n.   Temporary: n bytes.
 #include "../../registry.hpp"
-#include "fold.hpp"
+#include "../patterns/fold.hpp"
 
 namespace pcoll {
 namespace {
@@ -42,15 +42,20 @@ double model(const PlanRequest &req, const CostParams &c) {
 }  // namespace
 
 const AlgorithmInfo &recursive_doubling_allreduce_info() {
-  static const AlgorithmInfo info{Collective::allreduce,
-                                  "recursive_doubling",
-                                  "butterfly exchange of the whole vector, log2(P) rounds; fold "
-                                  "for non-power-of-two P",
-                                  "Thakur, Rabenseifner, Gropp 2005 (MPICH); seed article 000",
-                                  {},
-                                  {},
-                                  build,
-                                  model};
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::allreduce;
+    a.name = "recursive_doubling";
+    a.description =
+        "butterfly exchange of the whole vector, log2(P) rounds; fold for "
+        "non-power-of-two P";
+    a.source =
+        "Thakur, Rabenseifner, Gropp 2005 (MPICH); Rings, Trees, and Butterflies: HPX "
+        "Collectives";
+    a.build = build;
+    a.model = model;
+    return a;
+  }();
   return info;
 }
 

@@ -77,15 +77,18 @@ double model(const PlanRequest &req, const CostParams &c) {
 }  // namespace
 
 const AlgorithmInfo &ring_allreduce_info() {
-  static const AlgorithmInfo info{Collective::allreduce,
-                                  "ring",
-                                  "ring reduce-scatter + allgather on P chunks, optional "
-                                  "pipelined segments",
-                                  "Patarasuk and Yuan 2009; seed article 000",
-                                  {/*needs_commutative=*/true},
-                                  {"ring_segment"},
-                                  build,
-                                  model};
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::allreduce;
+    a.name = "ring";
+    a.description = "ring reduce-scatter + allgather on P chunks, optional pipelined segments";
+    a.source = "Patarasuk and Yuan 2009; Rings, Trees, and Butterflies: HPX Collectives";
+    a.restrictions.needs_commutative = true;
+    a.params = {"ring_segment"};
+    a.build = build;
+    a.model = model;
+    return a;
+  }();
   return info;
 }
 

@@ -108,15 +108,19 @@ double model(const PlanRequest &req, const CostParams &c) {
 }  // namespace
 
 const AlgorithmInfo &tree_allreduce_info() {
-  static const AlgorithmInfo info{Collective::allreduce,
-                                  "tree",
-                                  "k-ary tree reduce then broadcast, balanced groups, flat "
-                                  "below tree_flat_below ranks (HPX hierarchical communicator)",
-                                  "HPX hierarchical_communicator; seed article 000",
-                                  {},
-                                  {"tree_arity", "tree_flat_below"},
-                                  build,
-                                  model};
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::allreduce;
+    a.name = "tree";
+    a.description =
+        "k-ary tree reduce then broadcast, balanced groups, flat below tree_flat_below "
+        "ranks (HPX hierarchical communicator)";
+    a.source = "HPX hierarchical_communicator (Rings, Trees, and Butterflies: HPX Collectives)";
+    a.params = {"tree_arity", "tree_flat_below"};
+    a.build = build;
+    a.model = model;
+    return a;
+  }();
   return info;
 }
 

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "../../config.hpp"
-#include "../allreduce/fold.hpp"
+#include "../patterns/fold.hpp"
 
 namespace pcoll {
 
@@ -124,8 +124,7 @@ std::string chiara_warning(const PlanRequest &req) {
 }
 
 std::size_t chiara_length(const PlanRequest &req) {
-  return req.coll == Collective::allreduce ? req.count
-                                           : req.count * static_cast<std::size_t>(req.size);
+  return collective_info(req.coll).vector_elems(req.count, req.size);
 }
 
 std::string chiara_explain_request(const PlanRequest &req) {

@@ -8,7 +8,6 @@
 // Temporary: the input vector (P * recvcount) plus the receive space of chiara.
 #include "../chiara/chiara.hpp"
 #include "../../registry.hpp"
-#include "../common.hpp"
 
 namespace pcoll {
 namespace {
@@ -19,14 +18,14 @@ Plan build(const PlanRequest &req) {
   const std::size_t n = req.count, m = n * static_cast<std::size_t>(req.size);
   if (n == 0) return plan;
   if (req.size == 1) {
-    add_copy(local_round(plan, 0), in_range(0, n), out_range(0, n));
+    add_copy(plan.new_round(0), in_range(0, n), out_range(0, n));
     return plan;
   }
   const ChiaraShape s = chiara_shape(req, m);
   ChiaraBuffers buf;
   buf.work = Buf::tmp;
   buf.scratch_base = m;
-  add_copy(local_round(plan, 0), in_range(0, m), tmp_range(0, m));
+  add_copy(plan.new_round(0), in_range(0, m), tmp_range(0, m));
   chiara_intra_rs(plan, s, req.rank, buf);
   chiara_lane_reduce(plan, s, req.rank, buf);
   chiara_redistribute(plan, s, req.rank, buf, out_range(0, n));
@@ -42,20 +41,24 @@ double model(const PlanRequest &req, const CostParams &c) {
 }  // namespace
 
 const AlgorithmInfo &chiara_reduce_scatter_block_info() {
-  static const AlgorithmInfo info{Collective::reduce_scatter_block,
-                                  "chiara",
-                                  "CHiArA hierarchical reduce-scatter: intra-batch reduce-scatter, "
-                                  "lane reduce, intra-batch redistribution",
-                                  "Configurable and Hierarchical Allreduce, Sec. IV-A",
-                                  {/*needs_commutative=*/true},
-                                  chiara_params(),
-                                  build,
-                                  model,
-                                  chiara_check,
-                                  chiara_explain_request,
-                                  /*model_exact=*/false,
-                                  /*auto_candidate=*/true,
-                                  chiara_warning};
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::reduce_scatter_block;
+    a.name = "chiara";
+    a.description =
+        "CHiArA hierarchical reduce-scatter: intra-batch reduce-scatter, lane reduce, "
+        "intra-batch redistribution";
+    a.source = "Configurable and Hierarchical Allreduce, Sec. IV-A";
+    a.restrictions.needs_commutative = true;
+    a.params = chiara_params();
+    a.build = build;
+    a.model = model;
+    a.check = chiara_check;
+    a.explain = chiara_explain_request;
+    a.model_exact = false;
+    a.warning = chiara_warning;
+    return a;
+  }();
   return info;
 }
 

@@ -11,7 +11,7 @@
 //   T = log2 P' alpha + (P'-1)/P' beta n P + f (2 alpha + beta n (P + 1)) + gammas.
 // Temporary: (2 P) n bytes.
 #include "../../registry.hpp"
-#include "../common.hpp"
+#include "../patterns/fold.hpp"
 
 namespace pcoll {
 namespace {
@@ -24,11 +24,11 @@ Plan build(const PlanRequest &req) {
   const std::size_t n = req.count, m = n * static_cast<std::size_t>(P);
   if (n == 0) return plan;
   if (P == 1) {
-    add_copy(local_round(plan, rs), in_range(0, n), out_range(0, n));
+    add_copy(plan.new_round(rs), in_range(0, n), out_range(0, n));
     return plan;
   }
   plan.tmp_elems = 2 * m;  // working vector, then receive space
-  add_copy(local_round(plan, fold_ph), in_range(0, m), tmp_range(0, m));
+  add_copy(plan.new_round(fold_ph), in_range(0, m), tmp_range(0, m));
   const PowerOfTwoFold f(P);
   f.fold(plan, me, tmp_range(0, m), tmp_range(m, m), fold_ph);
   const int nr = f.new_rank(me);
@@ -73,18 +73,18 @@ double model(const PlanRequest &req, const CostParams &c) {
 }  // namespace
 
 const AlgorithmInfo &recursive_halving_reduce_scatter_block_info() {
-  static const AlgorithmInfo info{Collective::reduce_scatter_block,
-                                  "recursive_halving",
-                                  "recursive-halving reduce-scatter, log2(P) steps; fold for "
-                                  "non-power-of-two P",
-                                  "Thakur, Rabenseifner, Gropp 2005 (MPICH)",
-                                  {/*needs_commutative=*/true},
-                                  {},
-                                  build,
-                                  model,
-                                  nullptr,
-                                  nullptr,
-                                  /*model_exact=*/false};
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::reduce_scatter_block;
+    a.name = "recursive_halving";
+    a.description = "recursive-halving reduce-scatter, log2(P) steps; fold for non-power-of-two P";
+    a.source = "Thakur, Rabenseifner, Gropp 2005 (MPICH)";
+    a.restrictions.needs_commutative = true;
+    a.build = build;
+    a.model = model;
+    a.model_exact = false;
+    return a;
+  }();
   return info;
 }
 

@@ -6,7 +6,6 @@
 // Restrictions: commutative op (block c is accumulated starting at rank c+1).
 // Cost (n = bytes per block): T = (P-1)(alpha + beta n + gamma n). Temporary: (P+1) n bytes.
 #include "../../registry.hpp"
-#include "../common.hpp"
 
 namespace pcoll {
 namespace {
@@ -18,11 +17,11 @@ Plan build(const PlanRequest &req) {
   const std::size_t n = req.count, m = n * static_cast<std::size_t>(P);
   if (n == 0) return plan;
   if (P == 1) {
-    add_copy(local_round(plan, ph), in_range(0, n), out_range(0, n));
+    add_copy(plan.new_round(ph), in_range(0, n), out_range(0, n));
     return plan;
   }
   plan.tmp_elems = m + n;  // working vector, then one receive block
-  add_copy(local_round(plan, ph), in_range(0, m), tmp_range(0, m));
+  add_copy(plan.new_round(ph), in_range(0, m), tmp_range(0, m));
   auto blk = [&](int c) { return static_cast<std::size_t>(((c % P) + P) % P) * n; };
   for (int s = 0; s < P - 1; ++s) {
     Round &r = plan.new_round(ph);
@@ -30,7 +29,7 @@ Plan build(const PlanRequest &req) {
     const int rv = add_recv(r, (me + P - 1) % P, tmp_range(m, n));
     add_reduce(r, tmp_range(m, n), tmp_range(blk(me - 2 - s), n), true, rv);
   }
-  add_copy(local_round(plan, ph), tmp_range(blk(me), n), out_range(0, n));
+  add_copy(plan.new_round(ph), tmp_range(blk(me), n), out_range(0, n));
   return plan;
 }
 
@@ -42,14 +41,17 @@ double model(const PlanRequest &req, const CostParams &c) {
 }  // namespace
 
 const AlgorithmInfo &ring_reduce_scatter_block_info() {
-  static const AlgorithmInfo info{Collective::reduce_scatter_block,
-                                  "ring",
-                                  "ring reduce-scatter, P-1 steps of one block",
-                                  "Patarasuk and Yuan 2009",
-                                  {/*needs_commutative=*/true},
-                                  {},
-                                  build,
-                                  model};
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::reduce_scatter_block;
+    a.name = "ring";
+    a.description = "ring reduce-scatter, P-1 steps of one block";
+    a.source = "Patarasuk and Yuan 2009";
+    a.restrictions.needs_commutative = true;
+    a.build = build;
+    a.model = model;
+    return a;
+  }();
   return info;
 }
 

@@ -1,0 +1,90 @@
+// The algorithms the tests run, and the one table of their extra parameter variants.
+//
+// Which algorithms exist is not listed here or in any test: the tests enumerate the registry
+// (PCOLL_Algorithm_name, pcoll-info's order), so a new algorithm is verified symbolically
+// (tests/unit/plan_matrix_test.cpp) and under MPI (tests/mpi) with its default parameters without
+// editing a test. Parameter values that change a schedule are declared once, in extra_variants().
+#pragma once
+
+#include <pcoll/pcoll.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pcoll_test {
+
+using Set = std::vector<std::pair<std::string, std::string>>;
+
+// Where a variant runs: symbolic = the plan matrix (P = 1..64, cheap), mpi = under mpiexec at
+// every test rank count (expensive: keep few).
+enum Where : unsigned { symbolic = 1, mpi = 2, both = 3 };
+
+struct ExtraVariant {
+  const char *coll;
+  const char *algo;
+  Set set;  // parameter overrides besides the algorithm itself
+  unsigned where;
+};
+
+inline const std::vector<ExtraVariant> &extra_variants() {
+  static const std::vector<ExtraVariant> table = [] {
+    std::vector<ExtraVariant> v;
+    for (const char *arity : {"2", "3", "4", "7"})
+      for (const char *flat : {"0", "16"}) {
+        if (std::string(arity) == "2" && std::string(flat) == "16") continue;  // the defaults
+        v.push_back({"allreduce",
+                     "tree",
+                     {{"tree_arity", arity}, {"tree_flat_below", flat}},
+                     std::string(flat) == "0" && std::string(arity) < "4" ? both : symbolic});
+      }
+    for (const char *seg : {"8", "24", "1000", "64k"})
+      v.push_back({"allreduce", "ring", {{"ring_segment", seg}}, symbolic});
+    v.push_back({"allreduce", "ring", {{"ring_segment", "64"}}, mpi});
+    v.push_back({"allreduce", "chiara", {{"ranks_per_node", "2"}, {"chiara_krs", "3"}}, mpi});
+    v.push_back({"allreduce", "chiara", {{"chiara_kag", "3"}}, mpi});
+    for (const char *lane : {"flat", "doubling", "halving"})
+      v.push_back({"allreduce",
+                   "chiara_loglane",
+                   {{"chiara_lane", lane}},
+                   std::string(lane) == "halving" ? both : symbolic});
+    v.push_back({"allreduce",
+                 "chiara_loglane",
+                 {{"chiara_lane", "doubling"}, {"ranks_per_node", "2"}, {"chiara_krs", "3"}},
+                 mpi});
+    return v;
+  }();
+  return table;
+}
+
+struct AlgoVariant {
+  std::string algo;
+  Set set;  // parameter overrides besides the algorithm
+  std::string label;
+  // The overrides including the algorithm choice itself (PCOLL_<COLL> = algo).
+  Set overrides(const std::string &coll) const {
+    Set s = {{coll, algo}};
+    s.insert(s.end(), set.begin(), set.end());
+    return s;
+  }
+};
+
+// Every registered algorithm of `coll` with its defaults (vendor only when asked), then the extra
+// variants for `where`, in registry order.
+inline std::vector<AlgoVariant> variants_of(const std::string &coll, Where where,
+                                            bool with_vendor = false) {
+  std::vector<AlgoVariant> v;
+  for (int i = 0; const char *a = PCOLL_Algorithm_name(coll.c_str(), i); ++i) {
+    if (!with_vendor && std::string(a) == "vendor") continue;
+    v.push_back({a, {}, a});
+    for (const ExtraVariant &e : extra_variants()) {
+      if (coll != e.coll || std::string(a) != e.algo || (e.where & where) == 0) continue;
+      std::string label = a;
+      for (const auto &s : e.set) label += " " + s.first + "=" + s.second;
+      v.push_back({a, e.set, label});
+    }
+  }
+  return v;
+}
+
+}  // namespace pcoll_test
