@@ -18,6 +18,7 @@
 #include <pcoll/trace.h>
 
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -67,9 +68,20 @@ int main(int argc, char **argv) {
   if (!type) die(rank, "unknown --type '" + o.type + "' (double|float|int|long)");
   const std::vector<std::string> algos = o.algos.empty() ? default_algos(o.coll) : o.algos;
   for (const auto &a : algos) {  // pcoll's own message names the allowed values
-    if (PCOLL_Config_push(comm, o.coll.c_str(), a.c_str()) != MPI_SUCCESS)
-      die(rank, "unknown algorithm '" + a + "' for " + o.coll);
+    AlgoVariant v;
+    try {
+      v = parse_variant(a);
+    } catch (const std::exception &e) {
+      die(rank, std::string("--algos: ") + e.what());
+    }
+    if (PCOLL_Config_push(comm, o.coll.c_str(), v.algorithm.c_str()) != MPI_SUCCESS)
+      die(rank, "unknown algorithm '" + v.algorithm + "' for " + o.coll);
     PCOLL_Config_pop(comm);
+    for (const auto &[name, value] : v.settings) {
+      if (PCOLL_Config_push(comm, name.c_str(), value.c_str()) != MPI_SUCCESS)
+        die(rank, "--algos " + a + ": cannot set " + name + "=" + value);
+      PCOLL_Config_pop(comm);
+    }
   }
   if (o.in_place && coll->in_place_offset == nullptr)
     die(rank, o.coll + " has no in-place form here");

@@ -28,15 +28,17 @@ void model_values(const ModelParams &mp, double &alpha, double &beta, double &ga
   gamma = c.gamma;
 }
 
-Prediction predict(const std::string &coll, const std::string &algo, int P, std::size_t count,
+Prediction predict(const std::string &coll, const AlgoVariant &v, int P, std::size_t count,
                    std::size_t type_size, const ModelParams &mp) {
   Prediction out;
   const pcoll::AlgorithmInfo *info = nullptr;
   if (const pcoll::CollectiveInfo *c = pcoll::find_collective(coll))
-    info = pcoll::find_algorithm(c->id, algo);
+    info = pcoll::find_algorithm(c->id, v.algorithm);
   if (info == nullptr || info->is_vendor()) return out;
   try {
-    const pcoll::Config cfg = pcoll::load_config();
+    std::vector<std::pair<int, std::string>> settings;
+    for (const auto &[name, value] : v.settings) settings.emplace_back(pcoll::param_index(name), value);
+    const pcoll::Config cfg = pcoll::with_overrides(pcoll::load_config(), settings);
     // count: allreduce elements, per-rank block for reduce_scatter_block and allgather.
     pcoll::CallShape shape{info->coll, P, count, {}, true, false};
     shape.needs_reduction = pcoll::collective_info(info->coll).takes_op;

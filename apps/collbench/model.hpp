@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <string>
 
+#include "options.hpp"
+
 namespace collbench {
 
 struct Prediction {
@@ -23,7 +25,8 @@ struct ModelParams {
 // The alpha, beta and gamma a prediction uses (after applying overrides).
 void model_values(const ModelParams &mp, double &alpha, double &beta, double &gamma);
 
-Prediction predict(const std::string &coll, const std::string &algo, int P, std::size_t count,
+// `v` is an --algos entry: the algorithm and the parameter settings its calls run with.
+Prediction predict(const std::string &coll, const AlgoVariant &v, int P, std::size_t count,
                    std::size_t type_size, const ModelParams &mp);
 
 }  // namespace collbench

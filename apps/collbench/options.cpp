@@ -12,6 +12,27 @@
 
 namespace collbench {
 
+AlgoVariant parse_variant(const std::string &entry) {
+  AlgoVariant v;
+  std::size_t start = 0;
+  for (bool first = true;; first = false) {
+    const std::size_t end = entry.find(':', start);
+    const std::string part = entry.substr(start, end == std::string::npos ? end : end - start);
+    if (first) {
+      v.algorithm = part;
+    } else {
+      const std::size_t eq = part.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw std::invalid_argument("'" + part + "' in '" + entry + "' is not name=value");
+      v.settings.emplace_back(part.substr(0, eq), part.substr(eq + 1));
+    }
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  if (v.algorithm.empty()) throw std::invalid_argument("empty algorithm name in '" + entry + "'");
+  return v;
+}
+
 std::size_t parse_size(const std::string &text) {
   std::size_t pos = 0;
   const unsigned long long v = std::stoull(text, &pos);
@@ -57,7 +78,8 @@ Options parse_options(int argc, char **argv, int rank) {
       ->capture_default_str();
   app.add_option("--algos", algos,
                  "comma-separated algorithms (default: every algorithm of the collective, "
-                 "vendor included, as pcoll-info lists them)");
+                 "vendor included, as pcoll-info lists them); an entry may set parameters for "
+                 "its calls only: chiara:chiara_batch=16:chiara_kag=4");
   app.add_option("--type", o.type, "double|float|int|long")->capture_default_str();
   app.add_option("--min", min_s,
                  "smallest message (bytes, k/m suffixes; powers of two). A message's size is "

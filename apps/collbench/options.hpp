@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace collbench {
@@ -32,6 +33,17 @@ struct Options {
 
 // Parses argv; on --help or an error prints (rank 0) and exits (after MPI_Finalize).
 Options parse_options(int argc, char **argv, int rank);
+
+// One --algos entry: an algorithm, optionally with parameter settings that hold for its calls
+// only, "chiara:chiara_batch=16:chiara_kag=4" (parameter names as in pcoll-info; the whole entry
+// is the row's label). One run can then compare variants of one algorithm, which matters where
+// starting a run is the expensive part (thousands of simulated ranks).
+struct AlgoVariant {
+  std::string algorithm;
+  std::vector<std::pair<std::string, std::string>> settings;
+};
+// Splits an entry; throws std::invalid_argument on an empty name or a setting without '='.
+AlgoVariant parse_variant(const std::string &entry);
 
 // "8", "4k", "4KiB", "1m" -> bytes; throws std::invalid_argument.
 std::size_t parse_size(const std::string &s);

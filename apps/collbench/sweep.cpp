@@ -6,11 +6,36 @@
 #include <chrono>
 #include <cstdio>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 namespace collbench {
 
 namespace {
+
+// The algorithm and parameter settings of one --algos entry, for the calls in its scope.
+class VariantScope {
+ public:
+  VariantScope(MPI_Comm comm, const char *coll, const AlgoVariant &v) : comm_(comm) {
+    push(coll, v.algorithm);
+    for (const auto &[name, value] : v.settings) push(name, value);
+  }
+  ~VariantScope() {
+    for (; pushed_ > 0; --pushed_) PCOLL_Config_pop(comm_);
+  }
+  VariantScope(const VariantScope &) = delete;
+  VariantScope &operator=(const VariantScope &) = delete;
+
+ private:
+  void push(const std::string &name, const std::string &value) {
+    if (PCOLL_Config_push(comm_, name.c_str(), value.c_str()) != MPI_SUCCESS)
+      throw std::invalid_argument("collbench: cannot set " + name + "=" + value);
+    ++pushed_;
+  }
+  MPI_Comm comm_;
+  int pushed_ = 0;
+};
 
 double max_over_ranks(double x, MPI_Comm comm) {
   double m = 0;
@@ -50,6 +75,8 @@ std::vector<Result> run_sweep(const Options &o, const CollectiveBench &c, const 
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
   const std::vector<std::size_t> counts = sweep_counts(o, c, t.size, P);
+  std::vector<AlgoVariant> variants;  // validated by main
+  for (const auto &a : algos) variants.push_back(parse_variant(a));
   std::vector<Result> results;
   std::mt19937 order_gen(o.seed);
   const std::size_t shared_from = sim_shared_bytes(comm);
@@ -89,7 +116,7 @@ std::vector<Result> run_sweep(const Options &o, const CollectiveBench &c, const 
     for (int trial = -o.warmup; trial < o.trials; ++trial) {
       std::shuffle(order.begin(), order.end(), order_gen);
       for (std::size_t a : order) {
-        pcoll::ScopedConfig use(comm, c.name, algos[a]);
+        VariantScope use(comm, c.name, variants[a]);
         Buffers &b = pool.sets[pool.next++ % pool.sets.size()];
         if (!timing_only) b.prepare(c, t, count, rank, P, o.in_place);
         if (o.cold)  // evict caches: the call finds neither its buffers nor its code's data warm
@@ -134,7 +161,7 @@ std::vector<Result> run_sweep(const Options &o, const CollectiveBench &c, const 
       if (r.algo == "vendor") vendor_median = r.stats.median;
       // The ledger builds and matches all P ranks' plans: only rank 0, which reports it, pays
       // (every rank doing it cost O(P^2) plan builds: most of the wall time of a simulation).
-      if (rank == 0) r.pred = predict(c.name, r.algo, P, count, t.size, mp);
+      if (rank == 0) r.pred = predict(c.name, variants[a], P, count, t.size, mp);
       if (o.skew_rank >= 0 && rank == 0) {
         for (int q = 0; q < P; ++q) {
           std::vector<double> in_q, tot_q;
