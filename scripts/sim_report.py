@@ -35,6 +35,7 @@ except ImportError:
              "(python3-matplotlib)")
 
 CELL = re.compile(r"^(?P<exp>fig11|fig6|fig7|kmeans)-(?P<rest>.*)\.csv$")
+VARIANT = re.compile(r"^chiara:chiara_(batch|kag|krs)=(\d+)$")  # collbench NAME:param=value
 
 
 def read_csv(path):
@@ -325,11 +326,15 @@ def main():
             plat, P, sel = parts[0], int(parts[1][1:]), parts[2]
             for (algo, S), t in bench_rows(path).items():
                 f11.setdefault((plat, P, S, sel), {})[(algo, S)] = t
-        elif m.group("exp") == "fig6":  # polaris-P<P>-b<b>
-            f6[(int(parts[1][1:]), int(parts[2][1:]))] = bench_rows(path)
-        elif m.group("exp") == "fig7":  # polaris-P<P>-kag<k> | krs<k>
-            key = "kag" if parts[2].startswith("kag") else "krs"
-            f7.setdefault(key, {})[(int(parts[1][1:]), int(parts[2][3:]))] = bench_rows(path)
+        elif m.group("exp") in ("fig6", "fig7"):  # PLATFORM-P<P>: chiara:chiara_<param>=v rows
+            P = int(parts[1][1:])
+            for (algo, S), t in bench_rows(path).items():
+                v = VARIANT.match(algo)
+                if not v:
+                    continue
+                key = {"batch": "b", "kag": "kag", "krs": "krs"}[v.group(1)]
+                dest = f6 if key == "b" else f7.setdefault(key, {})
+                dest.setdefault((P, int(v.group(2))), {})[("chiara", S)] = t
         else:  # kmeans-DECK-P<P>-SEL[-GROUP]
             km.setdefault((parts[0], int(parts[1][1:]), parts[2]), []).extend(read_csv(path))
     parts = [fig11(a.out, f11) if f11 else "",

@@ -97,39 +97,29 @@ for exp in ${experiments}; do
                                 "--algos vendor --per-rank-segment ${segments// /,}"
                             continue
                         fi
-                        a="vendor"
-                        for x in ${algos}; do [[ "${x}" == chiara_loglane ]] || a="${a},${x}"; done
+                        a="vendor,${algos// /,}"
                         [[ "${p}" == polaris ]] && a="${a},chiara_composed"  # Fig. 9
                         ((P <= 128)) && a="${a},ring"  # P-1 rounds: affordable only here
-                        add_cell "fig11-${p}-P${P}-${sel}-paper" bench "${p}" "${P}" "${sel}" "-" \
+                        add_cell "fig11-${p}-P${P}-${sel}-pcoll" bench "${p}" "${P}" "${sel}" "-" \
                             "--algos ${a} --per-rank-segment ${segments// /,}"
-                        if [[ " ${algos} " == *" chiara_loglane "* ]]; then
-                            add_cell "fig11-${p}-P${P}-${sel}-loglane" bench "${p}" "${P}" "${sel}" "-" \
-                                "--algos chiara_loglane --per-rank-segment ${segments// /,}"
-                        fi
                     done
                 done
             done ;;
-        fig6)  # chiara vs batch size b, every divisor up to 2*b_max (beyond b_max: spills)
+        fig6)  # chiara vs batch size b, every divisor up to 2*b_max (beyond b_max: spills);
+               # all b in one simulation (collbench's NAME:param=value entries)
             for P in 256 2048; do
                 [[ ${quick} -eq 1 ]] && P=64
-                rpn="$(platform_rpn polaris)"
-                for b in $(divisors_upto "${P}" $((2 * rpn))); do
-                    add_cell "fig6-polaris-P${P}-b${b}" bench polaris "${P}" mpich "PCOLL_CHIARA_BATCH=${b}" \
-                        "--algos chiara --per-rank-segment 8,512"
-                done
+                rpn="$(platform_rpn polaris)" v=""
+                for b in $(divisors_upto "${P}" $((2 * rpn))); do v="${v:+${v},}chiara:chiara_batch=${b}"; done
+                add_cell "fig6-polaris-P${P}" bench polaris "${P}" mpich "-" "--algos ${v} --per-rank-segment 8,512"
                 [[ ${quick} -eq 1 ]] && break
             done ;;
         fig7)  # radix sweeps at one P (the paper's Fig. 7 style), b = the rule's choice
             P=256; [[ ${quick} -eq 1 ]] && P=64
-            for k in 2 3 4 8 15; do
-                add_cell "fig7-polaris-P${P}-kag${k}" bench polaris "${P}" mpich "PCOLL_CHIARA_KAG=${k}" \
-                    "--algos chiara --per-rank-segment 8,512,4096"
-            done
-            for k in 2 4 8 16; do
-                add_cell "fig7-polaris-P${P}-krs${k}" bench polaris "${P}" mpich "PCOLL_CHIARA_KRS=${k}" \
-                    "--algos chiara --per-rank-segment 8,512,4096"
-            done ;;
+            v=""
+            for k in 2 3 4 8 15; do v="${v:+${v},}chiara:chiara_kag=${k}"; done
+            for k in 2 4 8 16; do v="${v},chiara:chiara_krs=${k}"; done
+            add_cell "fig7-polaris-P${P}" bench polaris "${P}" mpich "-" "--algos ${v} --per-rank-segment 8,512,4096" ;;
         fig9) ;;  # chiara_composed rides along in the Polaris fig11 cells
         kmeans)
             for spec in "polaris polaris 256 2048" "fugaku fugaku 576 2304"; do
@@ -139,13 +129,7 @@ for exp in ${experiments}; do
                     [[ ${quick} -eq 1 ]] && P=64
                     for sel in ${selectors}; do
                         a="vendor"
-                        if [[ "${sel}" == mpich ]]; then
-                            for x in ${algos}; do [[ "${x}" == chiara_loglane ]] || a="${a},${x}"; done
-                            if [[ " ${algos} " == *" chiara_loglane "* ]]; then
-                                add_cell "kmeans-${deck}-P${P}-${sel}-loglane" kmeans "${p}" "${P}" "${sel}" "-" \
-                                    "--deck ${deck} --allreduce chiara_loglane"
-                            fi
-                        fi
+                        [[ "${sel}" == mpich ]] && a="vendor,${algos// /,}"
                         add_cell "kmeans-${deck}-P${P}-${sel}" kmeans "${p}" "${P}" "${sel}" "-" \
                             "--deck ${deck} --allreduce ${a}"
                     done
@@ -195,7 +179,10 @@ run_cell() {  # id kind platform P selector env args
     cd "${out}"  # smpirun leaves its temporary files in the working directory
     local cmd=(smpirun -np "${P}" -platform "${root}/inputs/platforms/${p}.xml" -hostfile "${hf}"
         --cfg=smpi/simulate-computation:no --cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1
-        --cfg=smpi/coll-selector:"${sel}" --cfg=smpi/privatization:1 --log=root.thres:warning)
+        --cfg=smpi/coll-selector:"${sel}" --cfg=smpi/privatization:1 --log=root.thres:warning
+        # Shared blocks fold onto one file in pieces of this size: with SMPI's 1 MiB default,
+        # P = 1024 ranks x 32 MiB buffers exceed the kernel's 65530 mappings per process.
+        --cfg=smpi/shared-malloc-blocksize:67108864)
     local env_list=(PCOLL_SIM_SHARED_BYTES=1m PCOLL_FALLBACK=error OMP_NUM_THREADS=1 OMP_PROC_BIND=false)
     [[ "${envs}" != "-" ]] && env_list+=("${envs}")
     # shellcheck disable=SC2086  # args is a word list by construction
