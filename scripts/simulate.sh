@@ -107,7 +107,7 @@ for exp in ${experiments}; do
             done ;;
         fig6)  # chiara vs batch size b, every divisor up to 2*b_max (beyond b_max: spills);
                # all b in one simulation (collbench's NAME:param=value entries)
-            for P in 256 2048; do
+            for P in 256 512 2048; do  # 512: the rule picks b = 16 < b_max = 32 there
                 [[ ${quick} -eq 1 ]] && P=64
                 rpn="$(platform_rpn polaris)" v=""
                 for b in $(divisors_upto "${P}" $((2 * rpn))); do v="${v:+${v},}chiara:chiara_batch=${b}"; done
