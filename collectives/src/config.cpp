@@ -98,7 +98,7 @@ std::vector<ParamSpec> build_table() {
           .range(0, 1LL << 40)
           .size_suffixes()
           .about("alltoall auto: bytes per destination (recvcount * type size) from which the "
-                 "direct pairwise exchange is used instead of bruck; 0 = always pairwise. 4096 is "
+                 "direct pairwise exchange is used instead of routed; 0 = always pairwise. 4096 is "
                  "the smallest threshold without a regression in HPX's 16-node sweep (the pairwise "
                  "all_to_all PR)"));
   t.push_back(

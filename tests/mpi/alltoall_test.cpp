@@ -93,7 +93,7 @@ void check_type(MPI_Comm comm, MPI_Datatype type, int width, const char *type_na
         std::string want = v.expect_algo;
         if (want.empty()) {  // auto: the seed PR's dispatch on bytes per destination
           const long long thr = std::stoll(v.set[1].second);
-          want = static_cast<long long>(count) * type_size >= thr ? "pairwise" : "bruck";
+          want = static_cast<long long>(count) * type_size >= thr ? "pairwise" : "routed";
         }
         if (rc != MPI_SUCCESS)
           f.add("error from " + w.str());
