@@ -84,7 +84,23 @@ struct Call {
   MPI_Op op;  // MPI_OP_NULL for allgather
   const void *sendbuf;
   void *recvbuf;
+  // The send side where it has its own count and type (allgather, alltoall); -1: as the receive.
+  int send_count = -1;
+  MPI_Datatype send_dt = MPI_DATATYPE_NULL;
+
+  bool same_send() const {
+    return sendbuf == MPI_IN_PLACE || send_count < 0 || (send_dt == dt && send_count == count);
+  }
 };
+
+// Whether the send side lays out its bytes exactly like the receive side (CallShape::send_matches):
+// then the plan, which moves elements of the receive type, serves both.
+bool send_matches(const Call &c, const TypeInfo &recv) {
+  if (c.same_send()) return true;
+  const TypeInfo s = describe_type(c.send_dt);
+  return (s.contiguous || c.send_count == 0) && s.size * static_cast<std::size_t>(c.send_count) ==
+                                                    recv.size * static_cast<std::size_t>(c.count);
+}
 
 bool is_predefined(MPI_Datatype dt) {
   int ni = 0, na = 0, nd = 0, combiner = 0;
@@ -100,6 +116,7 @@ int decide(Context &ctx, const Call &c, bool commutative, Context::Decision &d) 
       c.coll,      ctx.size(),     static_cast<std::size_t>(c.count), describe_type(c.dt),
       commutative, ctx.intercomm()};
   shape.needs_reduction = c.op != MPI_OP_NULL;
+  shape.send_matches = send_matches(c, shape.type);
   shape.ranks_per_node = ctx.ranks_per_node();
   const Selection sel = select_algorithm(ctx.config(), shape);
   if (int rc = apply_fallback(ctx, sel, c.comm); rc != MPI_SUCCESS) return rc;
@@ -136,7 +153,7 @@ int run(const Call &c, Vendor vendor) {
   if (c.op != MPI_OP_NULL) MPI_Op_commutative(c.op, &commute);
   // Predefined datatypes: the decision for this call shape is cached on the communicator.
   const Context::DecisionKey key{c.coll, c.count, c.dt, commute != 0, c.op != MPI_OP_NULL};
-  const bool cacheable = is_predefined(c.dt);
+  const bool cacheable = c.same_send() && is_predefined(c.dt);
   const Context::Decision *d = cacheable ? ctx->find_decision(key) : nullptr;
   Context::Decision fresh;
   if (d == nullptr) {
@@ -161,16 +178,24 @@ int run(const Call &c, Vendor vendor) {
   const Plan &plan = *d->plan;
   trace_call.plan(d->params, plan.phases);
   const std::size_t esz = d->type.size;
+  const CollectiveInfo &row = collective_info(c.coll);
+  const std::size_t tmp_bytes = plan.tmp_elems * esz;
+  const bool staged = c.sendbuf == MPI_IN_PLACE && row.in_place_staged;
+  char *scratch = static_cast<char *>(ctx->scratch(tmp_bytes + (staged ? plan.in_elems * esz : 0)));
   const void *in = c.sendbuf;
   if (c.sendbuf == MPI_IN_PLACE) {
-    // MPI_IN_PLACE: the input sits in recvbuf where the collective's row says.
+    // MPI_IN_PLACE: the input sits in recvbuf where the collective's row says; collectives whose
+    // plans overwrite input they still have to send read a copy of it behind the scratch space.
     in = static_cast<const char *>(c.recvbuf) +
-         esz * collective_info(c.coll).in_place_offset(ctx->rank(), std::size_t(c.count),
-                                                       ctx->size());
+         esz * row.in_place_offset(ctx->rank(), std::size_t(c.count), ctx->size());
+    if (staged) {
+      std::memcpy(scratch + tmp_bytes, in, plan.in_elems * esz);
+      in = scratch + tmp_bytes;
+    }
   } else if (plan.copy_in_to_out) {
     std::memcpy(c.recvbuf, c.sendbuf, esz * plan.out_elems);
   }
-  ExecBuffers bufs{in, c.recvbuf, ctx->scratch(plan.tmp_elems * esz), esz};
+  ExecBuffers bufs{in, c.recvbuf, scratch, esz};
   const Reducer reducer(c.dt, c.op == MPI_OP_NULL ? MPI_SUM : c.op, d->type);
   const int rc = execute(plan, bufs, reducer, *ctx, trace_call.phase_seconds());
   return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
@@ -224,18 +249,31 @@ int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     auto vendor = [&] {
       return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     };
-    // Our plans move elements of one type: a different send type/count goes to the vendor, which
-    // checks the type signatures.
-    if (!in_place && (sendtype != recvtype || sendcount != recvcount)) {
-      int err = MPI_SUCCESS;
-      Context *ctx = Context::get(comm, &err);
-      if (ctx == nullptr) return fail(comm, err);
-      if (ctx->config_error() != MPI_SUCCESS) return fail(comm, ctx->config_error());
-      ctx->last_algorithm = "vendor";
-      const int rc = vendor();
-      return rc == MPI_SUCCESS ? rc : fail(comm, rc);
-    }
-    return run({Collective::allgather, comm, recvcount, recvtype, MPI_OP_NULL, sendbuf, recvbuf},
+    // A send type/count that lays out the bytes differently goes to the vendor through the
+    // fallback policy (select.cpp, CallShape::send_matches).
+    return run({Collective::allgather, comm, recvcount, recvtype, MPI_OP_NULL, sendbuf, recvbuf,
+                sendcount, sendtype},
+               vendor);
+  });
+}
+
+int PCOLL_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return guarded(comm, [&]() -> int {
+    if (int rc = check_args(comm, recvcount, recvtype, MPI_OP_NULL, false); rc != MPI_SUCCESS)
+      return rc;
+    const bool in_place = sendbuf == MPI_IN_PLACE;  // sendcount and sendtype are ignored then
+    if (!in_place && (sendcount < 0 || sendtype == MPI_DATATYPE_NULL))
+      return fail(comm, sendcount < 0 ? MPI_ERR_COUNT : MPI_ERR_TYPE, "bad send count or type");
+    if (recvcount > 0 && (recvbuf == nullptr || sendbuf == nullptr))
+      return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
+    if (recvcount > 0 && sendbuf == recvbuf)
+      return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
+    auto vendor = [&] {
+      return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    };
+    return run({Collective::alltoall, comm, recvcount, recvtype, MPI_OP_NULL, sendbuf, recvbuf,
+                sendcount, sendtype},
                vendor);
   });
 }

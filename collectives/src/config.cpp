@@ -94,6 +94,19 @@ std::vector<ParamSpec> build_table() {
               "default model parameters, and the b lanes of a node share its network link, which "
               "favours the bandwidth-optimal halving earlier than a per-rank model says"));
   t.push_back(
+      ParamSpec::integer("pairwise_threshold", "4096")
+          .range(0, 1LL << 40)
+          .size_suffixes()
+          .about("alltoall auto: bytes per destination (recvcount * type size) from which the "
+                 "direct pairwise exchange is used instead of routed; 0 = always pairwise. 4096 is "
+                 "the smallest threshold without a regression in HPX's 16-node sweep (the pairwise "
+                 "all_to_all PR)"));
+  t.push_back(
+      ParamSpec::integer("bruck_radix", "2")
+          .range(2, 1 << 20)
+          .about("alltoall bruck: radix k of the log-step exchange (ceil(log_k P) steps of up to "
+                 "k-1 messages each); k >= P is one step of P-1 direct messages"));
+  t.push_back(
       ParamSpec::integer("ranks_per_node", "auto")
           .range(1, 1 << 20)
           .or_auto()

@@ -35,6 +35,15 @@ long long rsb_value(int q, std::size_t j, std::size_t n) {
 long long gather_value(int r, std::size_t i) {
   return static_cast<long long>((static_cast<std::size_t>(r) * 1021 + i) % 65521) + 1;
 }
+// alltoall: element o of the block rank `src` sends to rank `dst`. Different for every (src, dst)
+// pair up to 1021 ranks (131 and 1021 are coprime), so a block delivered to the wrong rank or slot
+// is caught; below 2^24, so exact in float.
+long long pair_value(int src, int dst, std::size_t o) {
+  return static_cast<long long>(
+             (static_cast<std::size_t>(src) * 1021 + static_cast<std::size_t>(dst) * 131 + o) %
+             65521) +
+         1;
+}
 // nccl-tests' size (the P blocks) -> per-rank count.
 std::size_t per_rank_count(std::size_t bytes, std::size_t ts, int P) {
   return bytes / (ts * static_cast<std::size_t>(P));
@@ -135,6 +144,53 @@ CollectiveInfo allgather_row() {
   return c;
 }
 
+CollectiveInfo alltoall_row() {
+  CollectiveInfo c;
+  c.id = Collective::alltoall;
+  c.name = "alltoall";
+  c.mpi_name = "MPI_Alltoall";
+  c.select_description =
+      "alltoall algorithm; auto = the size dispatch of HPX's pairwise all_to_all PR: pairwise when "
+      "the bytes per destination (recvcount * type size) are at least pairwise_threshold, else "
+      "routed (measured fastest below the threshold at P = 4 and 8, README)";
+  c.takes_op = false;
+  c.in_elems = c.out_elems = times_p;  // count = sendcount = recvcount, per destination
+  c.in_place_offset = at_zero;         // MPI_IN_PLACE: the P blocks to send are in recvbuf
+  c.in_place_staged = true;
+  c.expect.reduced = false;
+  c.expect.gathered = true;
+  c.expect.by_rank = true;
+  c.expect.identical = false;
+  c.auto_params = {"pairwise_threshold"};
+  // Every rank knows count and type size identically (MPI requires equal type signatures).
+  // Below the threshold: routed, as in the seed PR, and it measured fastest of routed, bruck and
+  // pairwise at 4 B, 256 B and 4 KiB per destination at P = 4 and 8 here (README): two message
+  // rounds whatever P, where bruck needs log2 P and pairwise P-1.
+  c.auto_rule = [](const PlanRequest &req) -> const char * {
+    const long long threshold = req.param("pairwise_threshold");
+    const auto bytes = static_cast<long long>(req.count * req.type_size);
+    return bytes >= threshold ? "pairwise" : "routed";
+  };
+  c.call = [](const void *s, void *r, int n, MPI_Datatype t, MPI_Op, MPI_Comm comm) {
+    return PCOLL_Alltoall(s, n, t, r, n, t, comm);
+  };
+  c.vendor = [](const void *s, void *r, int n, MPI_Datatype t, MPI_Op, MPI_Comm comm) {
+    return PMPI_Alltoall(s, n, t, r, n, t, comm);
+  };
+  c.bus_factor = scatter_gather_bus;  // nccl-tests: alltoall busBw = algBw (P-1)/P
+  c.count_for_bytes = per_rank_count;
+  c.count_for_segment = same;
+  // Send element i of rank r is element i % n of its block for rank i / n; receive element i of
+  // rank r is element i % n of the block rank i / n sent to r.
+  c.input = [](int r, std::size_t i, std::size_t n, int) {
+    return pair_value(r, static_cast<int>(i / n), i % n);
+  };
+  c.expected = [](int r, std::size_t i, std::size_t n, int) {
+    return pair_value(static_cast<int>(i / n), r, i % n);
+  };
+  return c;
+}
+
 }  // namespace
 
 // The table of collectives, one row each, in the order pcoll-info and the benchmarks list them.
@@ -143,6 +199,7 @@ const std::vector<CollectiveInfo> &collective_table() {
       allreduce_row(),
       reduce_scatter_block_row(),
       allgather_row(),
+      alltoall_row(),
   };
   return table;
 }
@@ -234,6 +291,12 @@ const std::vector<const AlgorithmInfo *> &all_algorithms() {
       &ring_allgather_info(),
       &recursive_doubling_allgather_info(),
       &chiara_allgather_info(),
+      // alltoall
+      &vendor_info(Collective::alltoall),
+      &routed_alltoall_info(),
+      &routed_tree_alltoall_info(),
+      &pairwise_alltoall_info(),
+      &bruck_alltoall_info(),
   };
   return table;
 }

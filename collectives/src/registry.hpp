@@ -21,12 +21,13 @@
 namespace pcoll {
 
 // The key of a CollectiveInfo row (the row holds everything else).
-enum class Collective : std::uint8_t { allreduce, reduce_scatter_block, allgather };
+enum class Collective : std::uint8_t { allreduce, reduce_scatter_block, allgather, alltoall };
 
 // What the symbolic verifier (verify.hpp) expects of the output of every rank r, for the
 // collective's `count` argument n at P ranks:
 //   gathered: out holds P blocks of n elements, block q a copy of elements [s, s + n) of rank q's
-//             input, s = by_rank ? r*n : 0 (allgather; alltoall would be by_rank);
+//             input, s = by_rank ? r*n : 0 (allgather; alltoall is by_rank: block q of rank r
+//             is block r of rank q's input);
 //   reduced:  out holds n elements, element j the reduction over all ranks of input element
 //             (by_rank ? r*n : 0) + j, each rank's contribution exactly once (allreduce,
 //             reduce_scatter_block);
@@ -37,6 +38,8 @@ struct Expect {
   bool by_rank = false;
   bool identical = true;
 };
+
+struct PlanRequest;
 
 // One collective: its shape, its semantics for the verifier, how to call it (our C entry point
 // and the vendor's, with one signature) and what the benchmark needs. Rows are written by named
@@ -56,6 +59,17 @@ struct CollectiveInfo {
   bool copy_in_to_out = false;
   // MPI_IN_PLACE: rank r's input is read from the receive buffer at this element offset.
   std::size_t (*in_place_offset)(int rank, std::size_t count, int P) = nullptr;
+  // MPI_IN_PLACE: the input is first copied to scratch memory and read from there, because the
+  // plans write parts of the receive buffer whose old content they still have to send
+  // (alltoall: block j is overwritten by rank j's block while block j is still to go to rank j).
+  bool in_place_staged = false;
+  // `auto`, when the collective has its own rule (the seed PR's size dispatch for alltoall): the
+  // name of the algorithm to use, from a request carrying only `auto_params` (resolved like an
+  // algorithm's parameters; count, type size and P are values every rank knows identically).
+  // The rule's choice must serve the call; if its restrictions fail, the model-based choice is
+  // used. Without a rule, auto is the lowest model time.
+  const char *(*auto_rule)(const PlanRequest &req) = nullptr;
+  std::vector<const char *> auto_params;
   Expect expect;
   CallFn call = nullptr;                  // PCOLL_<Collective>
   CallFn vendor = nullptr;                // PMPI_<Collective>
@@ -152,5 +166,9 @@ const AlgorithmInfo &chiara_reduce_scatter_block_info();
 const AlgorithmInfo &ring_allgather_info();
 const AlgorithmInfo &recursive_doubling_allgather_info();
 const AlgorithmInfo &chiara_allgather_info();
+const AlgorithmInfo &routed_alltoall_info();
+const AlgorithmInfo &routed_tree_alltoall_info();
+const AlgorithmInfo &pairwise_alltoall_info();
+const AlgorithmInfo &bruck_alltoall_info();
 
 }  // namespace pcoll

@@ -10,6 +10,10 @@ std::string restriction_failure(const AlgorithmInfo &algo, const CallShape &s, c
   if (s.intercomm) return "inter-communicators are served by the vendor MPI only";
   if (!s.type.contiguous && s.count > 0)
     return "the datatype is not contiguous (gaps or a non-zero lower bound)";
+  if (!s.send_matches && s.count > 0)
+    return "the send type and count do not lay out the data like the receive type and count "
+           "(a non-contiguous send type, or a different size: the vendor checks the type "
+           "signatures)";
   const std::size_t total = collective_info(s.coll).vector_elems(s.count, s.size);
   if (total * s.type.size > static_cast<std::size_t>(INT_MAX))
     return "the message exceeds 2 GiB, the largest single transfer the executor posts";
@@ -37,6 +41,19 @@ CostParams cost_params(const Config &cfg) {
 }
 
 const AlgorithmInfo *auto_choice(Collective coll, const Config &cfg, const CallShape &shape) {
+  const CollectiveInfo &row = collective_info(coll);
+  if (row.auto_rule) {
+    // The collective's own rule (e.g. alltoall's size dispatch), on values all ranks share.
+    PlanRequest req;
+    req.coll = coll;
+    req.size = shape.size;
+    req.count = shape.count;
+    req.type_size = shape.type.size ? shape.type.size : 1;
+    req.ranks_per_node = shape.ranks_per_node;
+    for (const char *p : row.auto_params) req.params.emplace_back(p, cfg.integer(p));
+    const AlgorithmInfo *a = find_algorithm(coll, row.auto_rule(req));
+    if (a != nullptr && restriction_failure(*a, shape, cfg).empty()) return a;
+  }
   const CostParams cost = cost_params(cfg);
   const AlgorithmInfo *best = nullptr;
   double best_t = std::numeric_limits<double>::infinity();

@@ -23,6 +23,10 @@ struct CallShape {
   bool intercomm = false;
   bool needs_reduction = true;  // false for allgather: no op involved
   int ranks_per_node = 0;       // resolved node size (0: one node)
+  // The send side (sendcount, sendtype) lays its data out byte for byte like the receive side
+  // (count, type): the same or MPI_IN_PLACE, or a contiguous type of the same total size. Plans
+  // move bytes in elements of the receive type; anything else is the vendor's.
+  bool send_matches = true;
 };
 
 struct Selection {

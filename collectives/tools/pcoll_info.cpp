@@ -34,7 +34,8 @@ const char *kUsage =
     "                  [--ranks-per-node N] [--show-rank R]\n"
     "       pcoll-info --select COLLECTIVE --ranks P --count N [--type T] [--set NAME=VALUE]...\n"
     "T: double float int long char or a size in bytes (default double).\n"
-    "N: elements (allreduce) or elements per rank (reduce_scatter_block, allgather).\n";
+    "N: elements (allreduce) or elements per rank (reduce_scatter_block, allgather) or per\n"
+    "   destination (alltoall).\n";
 
 [[noreturn]] void die(const std::string &msg) {
   std::cerr << "pcoll-info: " << msg << "\n" << kUsage;

@@ -52,6 +52,16 @@ inline const std::vector<ExtraVariant> &extra_variants() {
                  "chiara_loglane",
                  {{"chiara_lane", "doubling"}, {"ranks_per_node", "2"}, {"chiara_krs", "3"}},
                  mpi});
+    // alltoall: Bruck radices (64 >= every P of the plan matrix: one step of direct messages;
+    // the MPI test adds radix = P itself), the HPX tree below its flat threshold and arities.
+    for (const char *k : {"3", "5", "64"})
+      v.push_back(
+          {"alltoall", "bruck", {{"bruck_radix", k}}, std::string(k) == "3" ? both : symbolic});
+    for (const char *arity : {"2", "3", "4", "64"})
+      v.push_back({"alltoall",
+                   "routed_tree",
+                   {{"tree_arity", arity}, {"tree_flat_below", "0"}},
+                   std::string(arity) == "2" || std::string(arity) == "3" ? both : symbolic});
     return v;
   }();
   return table;

@@ -1,9 +1,9 @@
 // Symbolic verification of every registered plan builder (enumerated, see
 // tests/common/variants.hpp) over the matrix: P in 1..64,
-// counts {0, 1, P-1, P, P+1, primes, 10^5}, every parameter value that changes the schedule.
-// For each case the plans of all ranks must pair up, be deadlock-free, reduce every element of
-// every rank exactly once from all P inputs, keep rank order when the algorithm claims to, and
-// give all ranks the same expression (bit-identical results).
+// counts {0, 1, 3, P-1, P, P+1, primes, 1000, 10^5}, every parameter value that changes the
+// schedule. For each case the plans of all ranks must pair up, be deadlock-free, reduce every
+// element of every rank exactly once from all P inputs, keep rank order when the algorithm claims
+// to, and give all ranks the same expression (bit-identical results).
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -36,7 +36,7 @@ std::vector<Variant> variants() {
 }
 
 std::vector<std::size_t> counts_for(int P) {
-  std::vector<std::size_t> c = {0, 1, 7, 13, 97, 100000};
+  std::vector<std::size_t> c = {0, 1, 3, 7, 13, 97, 1000, 100000};
   for (int d : {-1, 0, 1})
     if (P + d >= 0) c.push_back(static_cast<std::size_t>(P + d));
   return c;

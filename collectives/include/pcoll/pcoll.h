@@ -5,7 +5,8 @@
  * Which algorithm serves a call is chosen at run time: PCOLL_ALLREDUCE=vendor|naive|tree|
  * recursive_doubling|ring|rabenseifner|chiara|chiara_composed|auto,
  * PCOLL_REDUCE_SCATTER_BLOCK=vendor|ring|recursive_halving|chiara|auto,
- * PCOLL_ALLGATHER=vendor|ring|recursive_doubling|chiara|auto (see `pcoll-info` for every
+ * PCOLL_ALLGATHER=vendor|ring|recursive_doubling|chiara|auto,
+ * PCOLL_ALLTOALL=vendor|routed|routed_tree|pairwise|bruck|auto (see `pcoll-info` for every
  * parameter), or per communicator with PCOLL_Config_push / pcoll::ScopedConfig. */
 #ifndef PCOLL_PCOLL_H
 #define PCOLL_PCOLL_H
@@ -31,6 +32,12 @@ int PCOLL_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 
 int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+
+/* MPI_Alltoall semantics: MPI_IN_PLACE (sendcount and sendtype ignored), count 0, any P. A send
+ * type that differs from the receive type is served by our algorithms when it is contiguous with
+ * the same size per block, otherwise by the vendor under the PCOLL_FALLBACK policy. */
+int PCOLL_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 
 /* Overrides parameter `name` (as listed by pcoll-info, e.g. "allreduce", "tree_arity") for calls
  * on `comm` until the matching PCOLL_Config_pop. Every rank of comm must push the same values

@@ -2,13 +2,13 @@
 // HPX's hierarchical communicator (seed article 000, "the handle named one box" and "uneven groups
 // were a correctness problem").
 //
-// The ranks [0, P) are split into `tree_arity` groups whose sizes differ by at most one (the first
-// P % a groups get the ceiling); each group recursively the same way. The leftmost rank of a
-// group is its representative. Reduction climbs the tree: a representative receives the partial
-// results of its sibling groups' representatives and reduces them in group order (left to
-// right), so contributions are combined in rank order and non-commutative ops are exact. The
-// result goes back down the same edges. As in HPX, a communicator with fewer than
-// `tree_flat_below` ranks uses one flat group (the root receives from everybody).
+// The ranks [0, P) are split into `tree_arity` balanced groups, recursively
+// (patterns/hpx_tree.hpp); the leftmost rank of a group is its representative. Reduction climbs the
+// tree: a representative receives the partial results of its sibling groups' representatives and
+// reduces them in group order (left to right), so contributions are combined in rank order and
+// non-commutative ops are exact. The result goes back down the same edges. As in HPX, a
+// communicator with fewer than `tree_flat_below` ranks uses one flat group (the root receives from
+// everybody).
 //
 // Restrictions: none.
 // Cost (levels l with group fan-in a_l on the root's path; a_l = a for a balanced power):
@@ -19,41 +19,10 @@
 
 #include "../../plan.hpp"
 #include "../../registry.hpp"
+#include "../patterns/hpx_tree.hpp"
 
 namespace pcoll {
 namespace {
-
-// One level of the tree as seen by one rank: the group it belongs to, split into subgroups.
-struct Level {
-  std::vector<int> reps;  // leftmost rank of each subgroup, in order; reps[0] = group leftmost
-  int my_sub = 0;         // index of the subgroup that contains the rank
-};
-
-// Levels from the top of the tree down to the rank's leaf, for `rank`.
-std::vector<Level> path_of(int rank, int size, int arity, int flat_below) {
-  std::vector<Level> path;
-  int lo = 0, hi = size;
-  bool top = true;
-  while (hi - lo > 1) {
-    const int n = hi - lo;
-    const int a = (top && n < flat_below) ? n : std::min(arity, n);
-    top = false;
-    const BlockSplit split{static_cast<std::size_t>(n), static_cast<std::size_t>(a)};
-    Level lv;
-    for (int g = 0; g < a; ++g) {
-      const int glo = lo + static_cast<int>(split.offset(g));
-      const int ghi = glo + static_cast<int>(split.length(g));
-      lv.reps.push_back(glo);
-      if (rank >= glo && rank < ghi) lv.my_sub = g;
-    }
-    const int nlo = lv.reps[lv.my_sub];
-    const int nhi = nlo + static_cast<int>(split.length(lv.my_sub));
-    path.push_back(std::move(lv));
-    lo = nlo;
-    hi = nhi;
-  }
-  return path;
-}
 
 Plan build(const PlanRequest &req) {
   Plan plan;
@@ -62,12 +31,12 @@ Plan build(const PlanRequest &req) {
   if (req.size == 1 || n == 0) return plan;
   const int arity = static_cast<int>(req.param("tree_arity"));
   const auto flat = static_cast<int>(std::min<long long>(req.param("tree_flat_below"), 1 << 30));
-  const std::vector<Level> path = path_of(req.rank, req.size, arity, flat);
+  const std::vector<TreeLevel> path = tree_path(req.rank, req.size, arity, flat);
   const int me = req.rank;
   std::size_t max_children = 0;
   // Reduce: deepest level first. At a level the rank takes part iff it leads its subgroup.
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
-    const Level &lv = *it;
+    const TreeLevel &lv = *it;
     if (lv.reps[lv.my_sub] != me) break;  // not a representative at this level or above
     Round &r = plan.new_round(reduce);
     if (lv.my_sub == 0) {
@@ -83,7 +52,7 @@ Plan build(const PlanRequest &req) {
     }
   }
   // Broadcast: the same edges, top down.
-  for (const Level &lv : path) {
+  for (const TreeLevel &lv : path) {
     if (lv.reps[lv.my_sub] != me) continue;
     Round &r = plan.new_round(bcast);
     if (lv.my_sub == 0) {
@@ -101,7 +70,8 @@ double model(const PlanRequest &req, const CostParams &c) {
   const int arity = static_cast<int>(req.param("tree_arity"));
   const auto flat = static_cast<int>(std::min<long long>(req.param("tree_flat_below"), 1 << 30));
   double fanin = 0;  // sum of (a_l - 1) along the root's path, the critical path
-  for (const Level &lv : path_of(0, req.size, arity, flat)) fanin += double(lv.reps.size() - 1);
+  for (const TreeLevel &lv : tree_path(0, req.size, arity, flat))
+    fanin += double(lv.reps.size() - 1);
   return 2 * fanin * (c.alpha + c.beta * n) + fanin * c.gamma * n;
 }
 

@@ -1,0 +1,64 @@
+// pairwise: all-to-all by P-1 rounds of direct exchange (MPICH's pairwise-exchange alltoall,
+// Thakur, Rabenseifner and Gropp 2005, Sec. 3.4; the direct path of HPX's "Add size-based
+// pairwise dispatch to all_to_all"). In round k = 1..P-1 rank r sends its block for
+// (r + k) mod P straight to that rank and receives the block of (r - k) mod P into place; when P
+// is a power of two the partner is r xor k instead, so that every round is a perfect matching
+// (each pair exchanges both ways at once). The own block is copied locally in the first round.
+// Every block crosses the network once, with one message per destination: the bandwidth-optimal
+// schedule, chosen by `auto` from pairwise_threshold bytes per destination.
+//
+// Restrictions: none (any P, any count).
+// Cost (n = bytes per destination): T = (P-1)(alpha + beta n). Temporary: none.
+#include "../../registry.hpp"
+
+namespace pcoll {
+namespace {
+
+bool power_of_two(int p) {
+  return p > 0 && (p & (p - 1)) == 0;
+}
+
+Plan build(const PlanRequest &req) {
+  Plan plan;
+  const int ph = plan.phase_index("exchange");
+  const int P = req.size, me = req.rank;
+  const std::size_t n = req.count;
+  if (n == 0) return plan;
+  auto blk = [n](int q) { return static_cast<std::size_t>(q) * n; };
+  add_copy(plan.new_round(ph), in_range(blk(me), n), out_range(blk(me), n));
+  const bool xor_partners = power_of_two(P);
+  for (int k = 1; k < P; ++k) {
+    const int to = xor_partners ? me ^ k : (me + k) % P;
+    const int from = xor_partners ? me ^ k : (me - k + P) % P;
+    // The first round also holds the local copy: it touches neither message.
+    Round &r = k == 1 ? plan.rounds.back() : plan.new_round(ph);
+    add_recv(r, from, out_range(blk(from), n));
+    add_send(r, to, in_range(blk(to), n));
+  }
+  return plan;
+}
+
+double model(const PlanRequest &req, const CostParams &c) {
+  return (req.size - 1) * (c.alpha + c.beta * double(req.count * req.type_size));
+}
+
+}  // namespace
+
+const AlgorithmInfo &pairwise_alltoall_info() {
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::alltoall;
+    a.name = "pairwise";
+    a.description =
+        "P-1 rounds of direct exchange, partner (r+k) mod P / (r-k) mod P or r xor k for a "
+        "power-of-two P";
+    a.source =
+        "Thakur, Rabenseifner and Gropp 2005; HPX all_to_all size-based pairwise dispatch PR";
+    a.build = build;
+    a.model = model;
+    return a;
+  }();
+  return info;
+}
+
+}  // namespace pcoll
