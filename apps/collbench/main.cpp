@@ -56,6 +56,17 @@ int main(int argc, char **argv) {
   const Options o = parse_options(argc, argv, rank);
   const MPI_Comm comm = MPI_COMM_WORLD;
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  if (o.list) {  // from the collective table, so scripts need no list of their own
+    if (rank == 0) {
+      for (const auto &c : pcoll::collective_table()) {
+        std::printf("%s", c.name);
+        for (const auto &a : default_algos(c.name)) std::printf(" %s", a.c_str());
+        std::printf("\n");
+      }
+    }
+    MPI_Finalize();
+    return 0;
+  }
 
   const CollectiveBench *coll = pcoll::find_collective(o.coll);
   if (!coll) {

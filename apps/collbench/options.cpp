@@ -118,6 +118,9 @@ Options parse_options(int argc, char **argv, int rank) {
                  "HDF5 log: the pcoll trace of the run plus /collbench (docs/trace-format.md)");
   app.add_flag("--no-trace-calls", no_trace, "with --log: results only, no per-call trace");
   app.add_flag("-q,--quiet", o.quiet, "no progress on stderr");
+  app.add_flag("--list", o.list,
+               "print each collective collbench can run with its algorithms (one line each: "
+               "name then algorithms), and exit");
   app.add_option("--corrupt-for-test", o.corrupt_for_test)->group("");  // hidden
   try {
     app.parse(argc, argv);

@@ -28,6 +28,7 @@ struct Options {
   std::string csv, log;
   bool trace_calls = true;  // with --log: per-call trace records in the same file
   bool quiet = false;
+  bool list = false;  // print the collectives and their algorithms, then exit
   int corrupt_for_test = 0;  // hidden: flip one result value (tests the verification)
 };
 

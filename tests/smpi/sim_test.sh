@@ -2,7 +2,7 @@
 # SMPI tests (registered by tests/smpi/CMakeLists.txt): the SMPI build must not rot.
 #   sim_test.sh MODE SMPI_BUILD_DIR SOURCE_ROOT WORKDIR
 # MODE:
-#   verify       collbench runs every algorithm of allreduce, reduce_scatter_block and allgather
+#   verify       collbench runs every algorithm of every collective it knows (collbench --list)
 #                at P = 16 on tests/smpi/small.xml (4 hosts x 4 cores), odd counts, each result
 #                checked exactly (collbench exits 1 on any wrong result)
 #   determinism  the same simulation twice gives identical simulated times, bit for bit
@@ -21,13 +21,17 @@ run() {
 bench="${smpi_build}/apps/collbench/collbench"
 case "${mode}" in
     verify)
-        for coll in allreduce reduce_scatter_block allgather; do
+        run "${bench}" --list >collectives.txt
+        n_coll=$(grep -c . collectives.txt)
+        [[ ${n_coll} -ge 4 ]] || { echo "FAIL: collbench --list gave ${n_coll} collectives"; exit 1; }
+        for coll in $(cut -d' ' -f1 collectives.txt); do
             # default --algos: every algorithm of the collective, vendor first
             run "${bench}" --coll "${coll}" --per-rank-segment 1,7,64,1000 --trials 2 --warmup 1 \
                 --no-overhead -q --csv "verify-${coll}.csv"
             n=$(($(wc -l <"verify-${coll}.csv") - 1))
             echo "${coll}: ${n} rows verified"
-            [[ ${n} -ge 8 ]] || { echo "FAIL: too few rows for ${coll}"; exit 1; }
+            n_algos=$(($(grep "^${coll} " collectives.txt | wc -w) - 1))
+            [[ ${n} -eq $((4 * n_algos)) ]] || { echo "FAIL: ${n} rows for ${coll}, expected 4 sizes x ${n_algos} algorithms"; exit 1; }
             if awk -F, 'NR > 1 && $NF != 0 {bad = 1} END {exit !bad}' "verify-${coll}.csv"; then
                 echo "FAIL: a wrong or unverified row"; exit 1
             fi
