@@ -67,8 +67,10 @@ Plan make_plan(const AlgorithmInfo &algo, const PlanRequest &req) {
   p.rank = req.rank;
   p.size = req.size;
   const CollectiveInfo &coll = collective_info(algo.coll);
-  p.in_elems = coll.in_elems(req.count, req.size);
-  p.out_elems = coll.out_elems(req.count, req.size);
+  if (!coll.per_rank_layout()) {  // otherwise the builder sized the buffers from the layout
+    p.in_elems = coll.in_elems(req.count, req.size);
+    p.out_elems = coll.out_elems(req.count, req.size);
+  }
   p.copy_in_to_out = coll.copy_in_to_out;
   // Builders may leave rounds in which this rank has nothing to do (a fold it is not part of):
   // drop them, they would only cost the executor a loop iteration.

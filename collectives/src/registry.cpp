@@ -191,20 +191,44 @@ CollectiveInfo alltoall_row() {
   return c;
 }
 
+// alltoallv: every rank gives its own counts and displacements (PlanRequest::layout), so the
+// buffer sizes come from the plan builder and there is no uniform benchmark call here (collbench
+// says so; the plan matrix checks it on count matrices, tests/mpi/alltoallv_test.cpp under MPI).
+CollectiveInfo alltoallv_row() {
+  CollectiveInfo c;
+  c.id = Collective::alltoallv;
+  c.name = "alltoallv";
+  c.mpi_name = "MPI_Alltoallv";
+  c.select_description =
+      "alltoallv algorithm; auto = pairwise (each rank knows only its own counts, so no size "
+      "dispatch is possible without an extra collective)";
+  c.takes_op = false;
+  c.in_place_offset = at_zero;  // MPI_IN_PLACE: sent from recvbuf with recvcounts and rdispls
+  c.in_place_staged = true;
+  // Without a layout the builders use the uniform one (count per peer): then the verifier's
+  // alltoall expectation holds; count matrices have their own check (VerifyOptions::segments).
+  c.expect.reduced = false;
+  c.expect.gathered = true;
+  c.expect.by_rank = true;
+  c.expect.identical = false;
+  c.auto_rule = [](const PlanRequest &) -> const char * { return "pairwise"; };
+  c.vendor = nullptr;  // not the uniform signature: PCOLL_Alltoallv calls PMPI_Alltoallv itself
+  c.bus_factor = scatter_gather_bus;
+  return c;
+}
+
 }  // namespace
 
 // The table of collectives, one row each, in the order pcoll-info and the benchmarks list them.
 const std::vector<CollectiveInfo> &collective_table() {
   static const std::vector<CollectiveInfo> table = {
-      allreduce_row(),
-      reduce_scatter_block_row(),
-      allgather_row(),
-      alltoall_row(),
+      allreduce_row(), reduce_scatter_block_row(), allgather_row(), alltoall_row(), alltoallv_row(),
   };
   return table;
 }
 
 std::size_t CollectiveInfo::vector_elems(std::size_t count, int P) const {
+  if (per_rank_layout()) return 0;
   return std::max(in_elems(count, P), out_elems(count, P));
 }
 
@@ -297,6 +321,9 @@ const std::vector<const AlgorithmInfo *> &all_algorithms() {
       &routed_tree_alltoall_info(),
       &pairwise_alltoall_info(),
       &bruck_alltoall_info(),
+      // alltoallv
+      &vendor_info(Collective::alltoallv),
+      &pairwise_alltoallv_info(),
   };
   return table;
 }

@@ -21,7 +21,13 @@
 namespace pcoll {
 
 // The key of a CollectiveInfo row (the row holds everything else).
-enum class Collective : std::uint8_t { allreduce, reduce_scatter_block, allgather, alltoall };
+enum class Collective : std::uint8_t {
+  allreduce,
+  reduce_scatter_block,
+  allgather,
+  alltoall,
+  alltoallv
+};
 
 // What the symbolic verifier (verify.hpp) expects of the output of every rank r, for the
 // collective's `count` argument n at P ranks:
@@ -53,6 +59,10 @@ struct CollectiveInfo {
   const char *select_description = "";  // the PCOLL_<NAME> parameter's description
   bool takes_op = true;
   // Elements of the send (`in`) and receive (`out`) buffers for the `count` argument at P ranks.
+  // nullptr for collectives whose buffers each rank describes itself (alltoallv: counts and
+  // displacements per peer, PlanRequest::layout): their plan builders set Plan::in_elems and
+  // out_elems, and the benchmark data fields below are nullptr too (collbench says it has no
+  // benchmark for them; tests/unit/plan_matrix_test.cpp checks them on count matrices).
   std::size_t (*in_elems)(std::size_t count, int P) = nullptr;
   std::size_t (*out_elems)(std::size_t count, int P) = nullptr;
   // Plans work in `out` only: the executor first copies `in` to `out` (allreduce-like).
@@ -82,8 +92,15 @@ struct CollectiveInfo {
   long long (*input)(int r, std::size_t i, std::size_t count, int P) = nullptr;
   long long (*expected)(int r, std::size_t i, std::size_t count, int P) = nullptr;
 
-  // The larger of the two buffers (the vector a plan moves), in elements.
+  // The larger of the two buffers (the vector a plan moves), in elements; 0 without in_elems.
   std::size_t vector_elems(std::size_t count, int P) const;
+  // The row's buffers come from each rank's own layout (alltoallv), not from `count`.
+  bool per_rank_layout() const { return in_elems == nullptr; }
+  // collbench can run it (the data generators and the uniform call adapter are there).
+  bool benchmarkable() const {
+    return call != nullptr && in_elems != nullptr && out_elems != nullptr &&
+           count_for_bytes != nullptr && input != nullptr && expected != nullptr;
+  }
 };
 
 const std::vector<CollectiveInfo> &collective_table();
@@ -91,6 +108,17 @@ const CollectiveInfo &collective_info(Collective c);
 const CollectiveInfo *find_collective(const std::string &name);
 const char *collective_name(Collective c);
 const std::vector<Collective> &all_collectives();
+
+// alltoallv: one rank's counts and displacements per peer, in elements of the (contiguous)
+// datatype, displacements made non-negative (api.cpp rebases the buffer pointers). With
+// MPI_IN_PLACE the send side is the receive side.
+struct Layout {
+  std::vector<std::size_t> sendcounts, sdispls, recvcounts, rdispls;
+  bool operator==(const Layout &o) const {
+    return sendcounts == o.sendcounts && sdispls == o.sdispls && recvcounts == o.recvcounts &&
+           rdispls == o.rdispls;
+  }
+};
 
 // Everything a plan builder may depend on. Builders are pure functions of this.
 struct PlanRequest {
@@ -102,6 +130,10 @@ struct PlanRequest {
   int ranks_per_node = 0;     // consecutive ranks sharing a node (0: all on one node)
   // The algorithm's declared parameters, resolved to integers (kAuto for "auto").
   std::vector<std::pair<std::string, long long>> params;
+  // Collectives with a per-rank layout (alltoallv): this rank's counts and displacements, not
+  // owned (valid while the plan is built). nullptr: the uniform layout, `count` elements to and
+  // from every peer in rank order (what pcoll-info and the plan matrix use).
+  const Layout *layout = nullptr;
 
   long long param(const char *name) const;  // throws std::logic_error if not declared
 };
@@ -170,5 +202,6 @@ const AlgorithmInfo &routed_alltoall_info();
 const AlgorithmInfo &routed_tree_alltoall_info();
 const AlgorithmInfo &pairwise_alltoall_info();
 const AlgorithmInfo &bruck_alltoall_info();
+const AlgorithmInfo &pairwise_alltoallv_info();
 
 }  // namespace pcoll

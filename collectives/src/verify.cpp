@@ -1,5 +1,6 @@
 #include "verify.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <sstream>
@@ -52,6 +53,7 @@ class RunBuf {
   RunBuf(std::size_t n, const Sym &v) : size_(n) {
     if (n) runs_[0] = v;
   }
+  std::size_t size() const { return size_; }
   Runs read(std::size_t off, std::size_t len) {
     Runs out;
     if (len == 0) return out;
@@ -114,7 +116,53 @@ void zip(const Runs &a, const Runs &b, F f) {
 struct State {
   RunBuf in, out, tmp;
   RunBuf &buf(Buf b) { return b == Buf::in ? in : (b == Buf::out ? out : tmp); }
+  std::size_t out_size() const { return out.size(); }
 };
+
+// The final check against per-rank segments (VerifyOptions::segments).
+std::string check_segments(std::vector<State> &st,
+                           const std::vector<std::vector<ExpectSegment>> &segments) {
+  const int P = static_cast<int>(st.size());
+  if (segments.size() != st.size()) return "segments given for a different number of ranks";
+  for (int r = 0; r < P; ++r) {
+    auto fail = [r](const std::string &what) { return "rank " + std::to_string(r) + ": " + what; };
+    std::vector<ExpectSegment> segs;
+    for (const auto &g : segments[static_cast<std::size_t>(r)])
+      if (g.len > 0) segs.push_back(g);
+    std::sort(segs.begin(), segs.end(),
+              [](const ExpectSegment &a, const ExpectSegment &b) { return a.out_off < b.out_off; });
+    std::size_t pos = 0;  // output elements before pos are checked
+    auto untouched = [&](std::size_t end) -> std::string {
+      if (end <= pos) return {};
+      for (const auto &[len, v] : st[r].out.read(pos, end - pos))
+        if (!v.garbage) return fail("output element outside every block was written");
+      return {};
+    };
+    for (const ExpectSegment &g : segs) {
+      if (g.out_off < pos) return fail("expected blocks overlap (bad test layout)");
+      if (std::string e = untouched(g.out_off); !e.empty()) return e;
+      std::size_t at = g.out_off;
+      for (const auto &[len, v] : st[r].out.read(g.out_off, g.len)) {
+        const std::string where = "output element " + std::to_string(at);
+        if (v.garbage) return fail(where + " never written");
+        if (static_cast<long long>(at) + v.delta !=
+            static_cast<long long>(g.src_off + (at - g.out_off)))
+          return fail(where + " holds input element " +
+                      std::to_string(static_cast<long long>(at) + v.delta) + ", not " +
+                      std::to_string(g.src_off + (at - g.out_off)));
+        for (int q = 0; q < P; ++q)
+          if ((((v.mask[q / 64] >> (q % 64)) & 1ULL) != 0) != (q == g.src_rank))
+            return fail(where + " does not come from rank " + std::to_string(g.src_rank) +
+                        " alone");
+        at += len;
+      }
+      pos = g.out_off + g.len;
+    }
+    const std::string e = untouched(st[r].out_size());
+    if (!e.empty()) return e;
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -189,6 +237,7 @@ std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
     ++done[r];
     if (!err.empty()) return err;
   }
+  if (!opt.segments.empty()) return check_segments(st, opt.segments);
   // Final check.
   const std::size_t n = opt.count;
   const Expect &ex = opt.expect;

@@ -6,8 +6,9 @@
  * recursive_doubling|ring|rabenseifner|chiara|chiara_composed|auto,
  * PCOLL_REDUCE_SCATTER_BLOCK=vendor|ring|recursive_halving|chiara|auto,
  * PCOLL_ALLGATHER=vendor|ring|recursive_doubling|chiara|auto,
- * PCOLL_ALLTOALL=vendor|routed|routed_tree|pairwise|bruck|auto (see `pcoll-info` for every
- * parameter), or per communicator with PCOLL_Config_push / pcoll::ScopedConfig. */
+ * PCOLL_ALLTOALL=vendor|routed|routed_tree|pairwise|bruck|auto,
+ * PCOLL_ALLTOALLV=vendor|pairwise|auto (see `pcoll-info` for every parameter), or per communicator
+ * with PCOLL_Config_push / pcoll::ScopedConfig. */
 #ifndef PCOLL_PCOLL_H
 #define PCOLL_PCOLL_H
 
@@ -38,6 +39,14 @@ int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
  * the same size per block, otherwise by the vendor under the PCOLL_FALLBACK policy. */
 int PCOLL_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+
+/* MPI_Alltoallv semantics: MPI_IN_PLACE (sendcounts, sdispls and sendtype ignored; the data is
+ * sent from recvbuf as recvcounts and rdispls lay it out), zero counts, negative displacements,
+ * any P. Our algorithms (PCOLL_ALLTOALLV=vendor|pairwise|auto) serve contiguous send and receive
+ * types of one size; anything else goes to the vendor under the PCOLL_FALLBACK policy. */
+int PCOLL_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
 
 /* Overrides parameter `name` (as listed by pcoll-info, e.g. "allreduce", "tree_arity") for calls
  * on `comm` until the matching PCOLL_Config_pop. Every rank of comm must push the same values
