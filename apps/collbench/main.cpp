@@ -61,8 +61,9 @@ int main(int argc, char **argv) {
       for (const auto &c : pcoll::collective_table()) {
         if (!c.benchmarkable()) {  // said on stderr, so scripts reading the list still parse it
           std::fprintf(stderr,
-                       "collbench: no benchmark for %s (each rank has its own counts; its "
-                       "collective row has no uniform call and data generators): not listed\n",
+                       "collbench: no benchmark for %s (a root or per-rank counts: its "
+                       "collective row has no uniform call and data generators; tests/mpi "
+                       "checks it): not listed\n",
                        c.name);
           continue;
         }

@@ -47,7 +47,7 @@ int guarded(MPI_Comm comm, Body body) noexcept {
 std::string plan_key(const AlgorithmInfo &algo, const PlanRequest &req) {
   std::ostringstream os;
   os << collective_name(algo.coll) << '/' << algo.name << '/' << req.count << '/' << req.type_size
-     << '/' << req.ranks_per_node;
+     << '/' << req.ranks_per_node << "/root=" << req.root;
   for (const auto &p : req.params) os << '/' << p.first << '=' << p.second;
   return os.str();
 }
@@ -93,6 +93,7 @@ struct Call {
   // counts, so nothing count-dependent may be decided: the rank's peers could decide otherwise).
   const Layout *layout = nullptr;
   std::size_t trace_count = 0;  // elements the trace records when there is a layout
+  int root = 0;                 // bcast, reduce
 
   bool same_send() const {
     return sendbuf == MPI_IN_PLACE || send_count < 0 || (send_dt == dt && send_count == count);
@@ -124,6 +125,7 @@ int decide(Context &ctx, const Call &c, bool commutative, Context::Decision &d) 
   shape.needs_reduction = c.op != MPI_OP_NULL;
   shape.send_matches = send_matches(c, shape.type);
   shape.ranks_per_node = ctx.ranks_per_node();
+  shape.root = c.root;
   const Selection sel = select_algorithm(ctx.config(), shape);
   if (int rc = apply_fallback(ctx, sel, c.comm); rc != MPI_SUCCESS) return rc;
   d.algo = sel.algo;
@@ -163,7 +165,7 @@ int run(const Call &c, Vendor vendor) {
   int commute = 1;
   if (c.op != MPI_OP_NULL) MPI_Op_commutative(c.op, &commute);
   // Predefined datatypes: the decision for this call shape is cached on the communicator.
-  const Context::DecisionKey key{c.coll, c.count, c.dt, commute != 0, c.op != MPI_OP_NULL};
+  const Context::DecisionKey key{c.coll, c.count, c.dt, commute != 0, c.op != MPI_OP_NULL, c.root};
   const bool cacheable = c.same_send() && is_predefined(c.dt);
   const Context::Decision *d = cacheable ? ctx->find_decision(key) : nullptr;
   Context::Decision fresh;
@@ -367,6 +369,57 @@ int PCOLL_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
     call.layout = &layout;
     call.trace_count = static_cast<std::size_t>(received);
     return run(call, vendor);
+  });
+}
+
+int PCOLL_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return guarded(comm, [&]() -> int {
+    if (int rc = check_args(comm, count, datatype, MPI_OP_NULL, false); rc != MPI_SUCCESS)
+      return rc;
+    auto vendor = [&] { return PMPI_Bcast(buffer, count, datatype, root, comm); };
+    int inter = 0, size = 1;
+    MPI_Comm_test_inter(comm, &inter);
+    MPI_Comm_size(comm, &size);
+    // Inter-communicators name the root differently (MPI_ROOT, MPI_PROC_NULL): the vendor's.
+    if (!inter && (root < 0 || root >= size)) return fail(comm, MPI_ERR_ROOT, "root out of range");
+    if (count > 0 && buffer == nullptr)
+      return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
+    Call call{Collective::bcast, comm, count, datatype, MPI_OP_NULL, MPI_IN_PLACE, buffer};
+    call.root = inter ? 0 : root;
+    return run(call, vendor);
+  });
+}
+
+int PCOLL_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm) {
+  return guarded(comm, [&]() -> int {
+    if (int rc = check_args(comm, count, datatype, op, true); rc != MPI_SUCCESS) return rc;
+    auto vendor = [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); };
+    int inter = 0, size = 1, rank = 0;
+    MPI_Comm_test_inter(comm, &inter);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    if (!inter && (root < 0 || root >= size)) return fail(comm, MPI_ERR_ROOT, "root out of range");
+    const bool at_root = !inter && rank == root;
+    if (count > 0 && (sendbuf == nullptr || (at_root && recvbuf == nullptr)))
+      return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
+    if (!inter && !at_root && sendbuf == MPI_IN_PLACE)
+      return fail(comm, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
+    if (count > 0 && at_root && sendbuf == recvbuf)
+      return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
+    // Off the root the receive buffer is not significant: the plans never touch it.
+    Call call{Collective::reduce, comm, count, datatype, op, sendbuf, recvbuf};
+    call.root = inter ? 0 : root;
+    return run(call, vendor);
+  });
+}
+
+int PCOLL_Barrier(MPI_Comm comm) {
+  return guarded(comm, [&]() -> int {
+    if (comm == MPI_COMM_NULL) return fail(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_COMM_NULL");
+    // One byte of scratch per message (the plans' unit): count 1 of MPI_BYTE, never user data.
+    return run({Collective::barrier, comm, 1, MPI_BYTE, MPI_OP_NULL, MPI_IN_PLACE, nullptr},
+               [&] { return PMPI_Barrier(comm); });
   });
 }
 

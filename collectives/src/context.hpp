@@ -88,9 +88,10 @@ class Context {
     MPI_Datatype dt;
     bool commutative;
     bool has_op;
+    int root = 0;  // bcast, reduce: plans differ per root
     bool operator==(const DecisionKey &o) const {
       return coll == o.coll && count == o.count && dt == o.dt && commutative == o.commutative &&
-             has_op == o.has_op;
+             has_op == o.has_op && root == o.root;
     }
   };
   const Decision *find_decision(const DecisionKey &k) const;
@@ -119,7 +120,7 @@ class Context {
     std::size_t operator()(const DecisionKey &k) const {
       return std::hash<const void *>{}(reinterpret_cast<const void *>(k.dt)) * 31 +
              static_cast<std::size_t>(k.count) * 7 + static_cast<std::size_t>(k.coll) * 3 +
-             (k.commutative ? 1 : 0) + (k.has_op ? 2 : 0);
+             (k.commutative ? 1 : 0) + (k.has_op ? 2 : 0) + static_cast<std::size_t>(k.root) * 131;
     }
   };
   std::unordered_map<DecisionKey, Decision, KeyHash> decisions_;

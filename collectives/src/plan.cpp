@@ -52,6 +52,13 @@ void add_copy(Round &r, Range src, Range dst, int after_recv) {
   r.ops.push_back(LocalOp{OpKind::copy, src, dst, true, after_recv});
 }
 
+void rotate_peers(Plan &plan, int root, int size) {
+  for (auto &r : plan.rounds) {
+    for (auto &x : r.sends) x.peer = (x.peer + root) % size;
+    for (auto &x : r.recvs) x.peer = (x.peer + root) % size;
+  }
+}
+
 std::size_t BlockSplit::offset(std::size_t i) const {
   const std::size_t q = count / parts, rem = count % parts;
   return i * q + std::min(i, rem);

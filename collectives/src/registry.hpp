@@ -26,7 +26,10 @@ enum class Collective : std::uint8_t {
   reduce_scatter_block,
   allgather,
   alltoall,
-  alltoallv
+  alltoallv,
+  bcast,
+  reduce,
+  barrier
 };
 
 // What the symbolic verifier (verify.hpp) expects of the output of every rank r, for the
@@ -38,11 +41,18 @@ enum class Collective : std::uint8_t {
 //             (by_rank ? r*n : 0) + j, each rank's contribution exactly once (allreduce,
 //             reduce_scatter_block);
 //   identical: all ranks hold the same result with the same expression (bit-identical).
+//   broadcast: out holds n elements, a copy of the root's input (bcast);
+//   root_only: only the root's output is checked (reduce: other ranks have no result);
+//   synchronises: no data; every rank leaves only after every rank has entered (barrier: a
+//             chain of messages leads from each rank's start to each rank's end).
 struct Expect {
   bool reduced = true;
   bool gathered = false;
   bool by_rank = false;
   bool identical = true;
+  bool broadcast = false;
+  bool root_only = false;
+  bool synchronises = false;
 };
 
 struct PlanRequest;
@@ -58,6 +68,8 @@ struct CollectiveInfo {
   const char *mpi_name = "";
   const char *select_description = "";  // the PCOLL_<NAME> parameter's description
   bool takes_op = true;
+  // The call names a root rank (bcast, reduce): PlanRequest::root, part of every cache key.
+  bool takes_root = false;
   // Elements of the send (`in`) and receive (`out`) buffers for the `count` argument at P ranks.
   // nullptr for collectives whose buffers each rank describes itself (alltoallv: counts and
   // displacements per peer, PlanRequest::layout): their plan builders set Plan::in_elems and
@@ -128,6 +140,7 @@ struct PlanRequest {
   std::size_t count = 0;
   std::size_t type_size = 1;  // bytes per element (for byte-sized parameters such as segments)
   int ranks_per_node = 0;     // consecutive ranks sharing a node (0: all on one node)
+  int root = 0;               // collectives with a root (CollectiveInfo::takes_root)
   // The algorithm's declared parameters, resolved to integers (kAuto for "auto").
   std::vector<std::pair<std::string, long long>> params;
   // Collectives with a per-rank layout (alltoallv): this rank's counts and displacements, not
@@ -203,5 +216,10 @@ const AlgorithmInfo &routed_tree_alltoall_info();
 const AlgorithmInfo &pairwise_alltoall_info();
 const AlgorithmInfo &bruck_alltoall_info();
 const AlgorithmInfo &pairwise_alltoallv_info();
+const AlgorithmInfo &binomial_bcast_info();
+const AlgorithmInfo &tree_bcast_info();
+const AlgorithmInfo &binomial_reduce_info();
+const AlgorithmInfo &tree_reduce_info();
+const AlgorithmInfo &dissemination_barrier_info();
 
 }  // namespace pcoll

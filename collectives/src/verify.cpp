@@ -189,8 +189,26 @@ std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
       err = os.str();
     }
   };
+  // Synchronisation (barrier): known[r] = the ranks whose entry a chain of messages links to
+  // rank r's present; start[r][k] = known[r] when rank r begins round k (what it sends then).
+  const bool sync = opt.expect.synchronises;
+  using Mask = std::vector<std::uint64_t>;
+  std::vector<Mask> known;
+  std::vector<std::vector<Mask>> start;
+  if (sync) {
+    for (int r = 0; r < P; ++r) {
+      known.push_back(leaf(r, P).mask);
+      start.emplace_back(s.plans[r].rounds.size(), Mask{});
+      if (!start[r].empty()) start[r][0] = known[r];
+    }
+  }
   for (const auto &[r, k] : s.order) {
     const Round &rd = s.plans[r].rounds[k];
+    if (sync) {
+      for (const MsgLink &l : s.recv_from[r][k])
+        for (std::size_t w = 0; w < known[r].size(); ++w) known[r][w] |= start[l.rank][l.round][w];
+      if (k + 1 < static_cast<int>(start[r].size())) start[r][k + 1] = known[r];
+    }
     for (std::size_t i = 0; i < rd.sends.size(); ++i)
       sent[{r, k, int(i)}] =
           st[r].buf(rd.sends[i].range.buf).read(rd.sends[i].range.off, rd.sends[i].range.len);
@@ -238,11 +256,35 @@ std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
     if (!err.empty()) return err;
   }
   if (!opt.segments.empty()) return check_segments(st, opt.segments);
+  if (sync) {
+    for (int r = 0; r < P; ++r)
+      for (int q = 0; q < P; ++q)
+        if (!((known[r][q / 64] >> (q % 64)) & 1ULL))
+          return "rank " + std::to_string(r) + " may leave before rank " + std::to_string(q) +
+                 " has entered (no chain of messages from it)";
+    return {};
+  }
+  if (opt.expect.broadcast) {
+    for (int r = 0; r < P; ++r) {
+      std::size_t pos = 0;
+      for (const auto &[len, v] : st[r].out.read(0, opt.count)) {
+        bool alone = !v.garbage;
+        for (int q = 0; q < P && alone; ++q)
+          alone = (((v.mask[q / 64] >> (q % 64)) & 1ULL) != 0) == (q == opt.root);
+        if (!alone || v.delta != 0)
+          return "rank " + std::to_string(r) + ": output element " + std::to_string(pos) +
+                 " is not the root's element " + std::to_string(pos);
+        pos += len;
+      }
+    }
+    return {};
+  }
   // Final check.
   const std::size_t n = opt.count;
   const Expect &ex = opt.expect;
   Runs reference;
   for (int r = 0; r < P; ++r) {
+    if (ex.root_only && r != opt.root) continue;  // no result off the root (reduce)
     const std::size_t out_len = ex.gathered ? n * static_cast<std::size_t>(P) : n;
     // The input element output element `pos` must hold is pos + want_delta: the first one of
     // rank r's block of the input (by_rank), minus the start of block q of a gathered output.

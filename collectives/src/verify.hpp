@@ -32,6 +32,7 @@ struct VerifyOptions {
   Expect expect;  // the collective's CollectiveInfo::expect (registry.hpp); default: allreduce
   std::size_t count = 0;      // the collective's `count` argument
   bool require_order = true;  // check rank order (for algorithms without needs_commutative)
+  int root = 0;               // collectives with a root (bcast, reduce)
   // Per-rank layouts (alltoallv from a count matrix): when not empty, segments[r] replaces
   // `expect` for rank r, and every output element outside its segments must be left untouched.
   std::vector<std::vector<ExpectSegment>> segments;

@@ -48,6 +48,15 @@ int PCOLL_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
 
+/* MPI_Bcast, MPI_Reduce and MPI_Barrier semantics: any root, count 0, MPI_IN_PLACE at the
+ * reduce root, non-commutative ops reduced in rank order (every algorithm):
+ * PCOLL_BCAST=vendor|binomial|tree|auto, PCOLL_REDUCE=vendor|binomial|tree|auto,
+ * PCOLL_BARRIER=vendor|dissemination|auto. */
+int PCOLL_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int PCOLL_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm);
+int PCOLL_Barrier(MPI_Comm comm);
+
 /* Overrides parameter `name` (as listed by pcoll-info, e.g. "allreduce", "tree_arity") for calls
  * on `comm` until the matching PCOLL_Config_pop. Every rank of comm must push the same values
  * (not checked: the environment is checked once, overrides are the program's responsibility).
@@ -60,9 +69,9 @@ int PCOLL_Config_pop(MPI_Comm comm);
  * stays valid until the configuration of comm changes. */
 int PCOLL_Config_get(MPI_Comm comm, const char *name, const char **value);
 
-/* The index-th algorithm of `collective` ("allreduce", "reduce_scatter_block", "allgather"),
- * in pcoll-info's order, or NULL past the last one (or for an unknown collective). Makes no MPI
- * call: usable before MPI_Init, e.g. to build a list of algorithms to compare. */
+/* The index-th algorithm of `collective` ("allreduce", "alltoallv", "bcast", ... as pcoll-info
+ * lists them), in pcoll-info's order, or NULL past the last one (or for an unknown collective).
+ * Makes no MPI call: usable before MPI_Init, e.g. to build a list of algorithms to compare. */
 const char *PCOLL_Algorithm_name(const char *collective, int index);
 
 /* The algorithm that served the last call on comm ("vendor" after a fallback), or "" if none.
