@@ -31,12 +31,9 @@ std::vector<TreeLevel> tree_path(int rank, int size, int arity, int flat_below) 
 }
 
 bool tree_receives(const std::vector<TreeLevel> &path, int me) {
-  for (auto it = path.rbegin(); it != path.rend(); ++it) {
-    if (it->reps[it->my_sub] != me) return false;
-    if (it->my_sub == 0) return true;  // leads a group of at least two subgroups
-    return false;
-  }
-  return false;
+  // The reduction starts at the deepest level, where the rank's subgroup is the rank alone: it
+  // receives iff it leads that level's group (which always has at least two subgroups).
+  return !path.empty() && path.back().my_sub == 0 && path.back().reps[0] == me;
 }
 
 std::size_t add_tree_reduce(Plan &plan, const std::vector<TreeLevel> &path, int me, Range acc,
