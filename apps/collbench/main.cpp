@@ -59,6 +59,14 @@ int main(int argc, char **argv) {
   if (o.list) {  // from the collective table, so scripts need no list of their own
     if (rank == 0) {
       for (const auto &c : pcoll::collective_table()) {
+        if (!c.benchmarkable()) {  // said on stderr, so scripts reading the list still parse it
+          std::fprintf(stderr,
+                       "collbench: no benchmark for %s (a root or per-rank counts: its "
+                       "collective row has no uniform call and data generators; tests/mpi "
+                       "checks it): not listed\n",
+                       c.name);
+          continue;
+        }
         std::printf("%s", c.name);
         for (const auto &a : default_algos(c.name)) std::printf(" %s", a.c_str());
         std::printf("\n");
@@ -72,9 +80,14 @@ int main(int argc, char **argv) {
   if (!coll) {
     std::string known;
     for (const auto &c : pcoll::collective_table())
-      known += std::string(known.empty() ? "" : "|") + c.name;
+      if (c.benchmarkable()) known += std::string(known.empty() ? "" : "|") + c.name;
     die(rank, "no benchmark for collective '" + o.coll + "' (have: " + known + ")");
   }
+  if (!coll->benchmarkable())
+    die(rank, "no benchmark for " + o.coll +
+                  " (each rank has its own counts; its collective row has no uniform call and "
+                  "data generators): tests/mpi/" +
+                  o.coll + "_test.cpp checks it");
   const DataType *type = find_type(o.type);
   if (!type) die(rank, "unknown --type '" + o.type + "' (double|float|int|long)");
   const std::vector<std::string> algos = o.algos.empty() ? default_algos(o.coll) : o.algos;

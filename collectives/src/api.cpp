@@ -1,6 +1,7 @@
 // The C API: argument validation -> context -> selection -> plan cache -> executor.
 #include <pcoll/pcoll.h>
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -46,7 +47,7 @@ int guarded(MPI_Comm comm, Body body) noexcept {
 std::string plan_key(const AlgorithmInfo &algo, const PlanRequest &req) {
   std::ostringstream os;
   os << collective_name(algo.coll) << '/' << algo.name << '/' << req.count << '/' << req.type_size
-     << '/' << req.ranks_per_node;
+     << '/' << req.ranks_per_node << "/root=" << req.root;
   for (const auto &p : req.params) os << '/' << p.first << '=' << p.second;
   return os.str();
 }
@@ -87,6 +88,12 @@ struct Call {
   // The send side where it has its own count and type (allgather, alltoall); -1: as the receive.
   int send_count = -1;
   MPI_Datatype send_dt = MPI_DATATYPE_NULL;
+  // Per-rank layout collectives (alltoallv): this rank's counts and displacements; `count` and
+  // `send_count` are then 1, standing for "some data of these types" (each rank has its own
+  // counts, so nothing count-dependent may be decided: the rank's peers could decide otherwise).
+  const Layout *layout = nullptr;
+  std::size_t trace_count = 0;  // elements the trace records when there is a layout
+  int root = 0;                 // bcast, reduce
 
   bool same_send() const {
     return sendbuf == MPI_IN_PLACE || send_count < 0 || (send_dt == dt && send_count == count);
@@ -118,6 +125,7 @@ int decide(Context &ctx, const Call &c, bool commutative, Context::Decision &d) 
   shape.needs_reduction = c.op != MPI_OP_NULL;
   shape.send_matches = send_matches(c, shape.type);
   shape.ranks_per_node = ctx.ranks_per_node();
+  shape.root = c.root;
   const Selection sel = select_algorithm(ctx.config(), shape);
   if (int rc = apply_fallback(ctx, sel, c.comm); rc != MPI_SUCCESS) return rc;
   d.algo = sel.algo;
@@ -131,6 +139,11 @@ int decide(Context &ctx, const Call &c, bool commutative, Context::Decision &d) 
       report(std::string(collective_name(c.coll)) + " " + sel.algo->name + ": " + note);
   }
   d.params = req.params;
+  if (c.layout != nullptr) {  // plans by layout, in run()
+    d.req = req;
+    d.layout_plans = std::make_shared<Context::LayoutPlans>();
+    return MPI_SUCCESS;
+  }
   if (c.count == 0) return MPI_SUCCESS;
   const std::string key = plan_key(*sel.algo, req);
   d.plan = ctx.find_plan(key);
@@ -152,7 +165,7 @@ int run(const Call &c, Vendor vendor) {
   int commute = 1;
   if (c.op != MPI_OP_NULL) MPI_Op_commutative(c.op, &commute);
   // Predefined datatypes: the decision for this call shape is cached on the communicator.
-  const Context::DecisionKey key{c.coll, c.count, c.dt, commute != 0, c.op != MPI_OP_NULL};
+  const Context::DecisionKey key{c.coll, c.count, c.dt, commute != 0, c.op != MPI_OP_NULL, c.root};
   const bool cacheable = c.same_send() && is_predefined(c.dt);
   const Context::Decision *d = cacheable ? ctx->find_decision(key) : nullptr;
   Context::Decision fresh;
@@ -167,15 +180,26 @@ int run(const Call &c, Vendor vendor) {
   }
   ctx->last_algorithm = d->algo->name;
   trace_call.describe(ctx->comm(), collective_name(c.coll), d->algo->name,
-                      static_cast<std::size_t>(c.count), d->type.size);
+                      c.layout ? c.trace_count : static_cast<std::size_t>(c.count), d->type.size);
 
   if (d->algo->is_vendor()) {
     const int rc = vendor();
     return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
   }
-  if (c.count == 0) return MPI_SUCCESS;
+  std::shared_ptr<const Plan> layout_plan;
+  if (c.layout != nullptr) {
+    layout_plan = d->layout_plans->find(*c.layout);
+    if (!layout_plan) {
+      PlanRequest req = d->req;
+      req.layout = c.layout;
+      layout_plan = std::make_shared<const Plan>(make_plan(*d->algo, req));
+      d->layout_plans->store(*c.layout, layout_plan);
+    }
+  } else if (c.count == 0) {
+    return MPI_SUCCESS;
+  }
 
-  const Plan &plan = *d->plan;
+  const Plan &plan = c.layout ? *layout_plan : *d->plan;
   trace_call.plan(d->params, plan.phases);
   const std::size_t esz = d->type.size;
   const CollectiveInfo &row = collective_info(c.coll);
@@ -275,6 +299,127 @@ int PCOLL_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     return run({Collective::alltoall, comm, recvcount, recvtype, MPI_OP_NULL, sendbuf, recvbuf,
                 sendcount, sendtype},
                vendor);
+  });
+}
+
+int PCOLL_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return guarded(comm, [&]() -> int {
+    if (int rc = check_args(comm, 0, recvtype, MPI_OP_NULL, false); rc != MPI_SUCCESS) return rc;
+    const bool in_place = sendbuf == MPI_IN_PLACE;  // sendcounts, sdispls, sendtype ignored then
+    if (!in_place && sendtype == MPI_DATATYPE_NULL)
+      return fail(comm, MPI_ERR_TYPE, "MPI_DATATYPE_NULL");
+    int inter = 0, peers = 1;
+    MPI_Comm_test_inter(comm, &inter);
+    if (inter)
+      MPI_Comm_remote_size(comm, &peers);
+    else
+      MPI_Comm_size(comm, &peers);
+    if (recvcounts == nullptr || rdispls == nullptr ||
+        (!in_place && (sendcounts == nullptr || sdispls == nullptr)))
+      return fail(comm, MPI_ERR_ARG, "null counts or displacements array");
+    long long sent = 0, received = 0;
+    for (int q = 0; q < peers; ++q) {
+      if (recvcounts[q] < 0 || (!in_place && sendcounts[q] < 0))
+        return fail(comm, MPI_ERR_COUNT, "negative count");
+      received += recvcounts[q];
+      if (!in_place) sent += sendcounts[q];
+    }
+    if ((received > 0 && recvbuf == nullptr) || (sent > 0 && sendbuf == nullptr))
+      return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
+    if (!in_place && (sent > 0 || received > 0) && sendbuf == recvbuf)
+      return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
+    auto vendor = [&] {
+      return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                            recvtype, comm);
+    };
+    // This rank's layout in elements, displacements made non-negative by moving the buffer
+    // pointers to the lowest block used (MPI allows negative displacements). The plans need it
+    // only when the types are contiguous, where elements and extents agree.
+    Layout layout;
+    const auto P = static_cast<std::size_t>(peers);
+    auto rebase = [P](const int *counts, const int *displs, std::vector<std::size_t> &c,
+                      std::vector<std::size_t> &d) {
+      long long lo = 0;
+      for (std::size_t q = 0; q < P; ++q)
+        if (counts[q] > 0) lo = std::min<long long>(lo, displs[q]);
+      c.resize(P);
+      d.resize(P);
+      for (std::size_t q = 0; q < P; ++q) {
+        c[q] = static_cast<std::size_t>(counts[q]);
+        d[q] = counts[q] > 0 ? static_cast<std::size_t>(displs[q] - lo) : 0;
+      }
+      return lo;
+    };
+    const long long rlo = rebase(recvcounts, rdispls, layout.recvcounts, layout.rdispls);
+    const long long slo =
+        in_place ? rlo : rebase(sendcounts, sdispls, layout.sendcounts, layout.sdispls);
+    if (in_place) {
+      layout.sendcounts = layout.recvcounts;
+      layout.sdispls = layout.rdispls;
+    }
+    MPI_Aint lb = 0, rext = 1, sext = 1;
+    MPI_Type_get_extent(recvtype, &lb, &rext);
+    if (!in_place) MPI_Type_get_extent(sendtype, &lb, &sext);
+    char *recv = static_cast<char *>(recvbuf) + rlo * rext;
+    const void *send = in_place ? MPI_IN_PLACE : static_cast<const char *>(sendbuf) + slo * sext;
+    Call call{Collective::alltoallv, comm, 1, recvtype, MPI_OP_NULL, send, recv, 1, sendtype};
+    if (in_place) call.send_count = -1;
+    call.layout = &layout;
+    call.trace_count = static_cast<std::size_t>(received);
+    return run(call, vendor);
+  });
+}
+
+int PCOLL_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return guarded(comm, [&]() -> int {
+    if (int rc = check_args(comm, count, datatype, MPI_OP_NULL, false); rc != MPI_SUCCESS)
+      return rc;
+    auto vendor = [&] { return PMPI_Bcast(buffer, count, datatype, root, comm); };
+    int inter = 0, size = 1;
+    MPI_Comm_test_inter(comm, &inter);
+    MPI_Comm_size(comm, &size);
+    // Inter-communicators name the root differently (MPI_ROOT, MPI_PROC_NULL): the vendor's.
+    if (!inter && (root < 0 || root >= size)) return fail(comm, MPI_ERR_ROOT, "root out of range");
+    if (count > 0 && buffer == nullptr)
+      return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
+    Call call{Collective::bcast, comm, count, datatype, MPI_OP_NULL, MPI_IN_PLACE, buffer};
+    call.root = inter ? 0 : root;
+    return run(call, vendor);
+  });
+}
+
+int PCOLL_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm) {
+  return guarded(comm, [&]() -> int {
+    if (int rc = check_args(comm, count, datatype, op, true); rc != MPI_SUCCESS) return rc;
+    auto vendor = [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); };
+    int inter = 0, size = 1, rank = 0;
+    MPI_Comm_test_inter(comm, &inter);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    if (!inter && (root < 0 || root >= size)) return fail(comm, MPI_ERR_ROOT, "root out of range");
+    const bool at_root = !inter && rank == root;
+    if (count > 0 && (sendbuf == nullptr || (at_root && recvbuf == nullptr)))
+      return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
+    if (!inter && !at_root && sendbuf == MPI_IN_PLACE)
+      return fail(comm, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
+    if (count > 0 && at_root && sendbuf == recvbuf)
+      return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
+    // Off the root the receive buffer is not significant: the plans never touch it.
+    Call call{Collective::reduce, comm, count, datatype, op, sendbuf, recvbuf};
+    call.root = inter ? 0 : root;
+    return run(call, vendor);
+  });
+}
+
+int PCOLL_Barrier(MPI_Comm comm) {
+  return guarded(comm, [&]() -> int {
+    if (comm == MPI_COMM_NULL) return fail(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_COMM_NULL");
+    // One byte of scratch per message (the plans' unit): count 1 of MPI_BYTE, never user data.
+    return run({Collective::barrier, comm, 1, MPI_BYTE, MPI_OP_NULL, MPI_IN_PLACE, nullptr},
+               [&] { return PMPI_Barrier(comm); });
   });
 }
 

@@ -179,6 +179,17 @@ void Context::store_decision(const DecisionKey &k, Decision d) {
   decisions_[k] = std::move(d);
 }
 
+std::shared_ptr<const Plan> Context::LayoutPlans::find(const Layout &l) const {
+  for (const auto &e : entries)
+    if (e.first == l) return e.second;
+  return nullptr;
+}
+
+void Context::LayoutPlans::store(const Layout &l, std::shared_ptr<const Plan> p) {
+  if (entries.size() >= kKeep) entries.erase(entries.begin());  // the oldest
+  entries.emplace_back(l, std::move(p));
+}
+
 void *Context::scratch(std::size_t bytes) {
 #ifdef PCOLL_SMPI
   // Paper-scale simulation: P ranks of one process each holding a multi-MiB scratch buffer do

@@ -63,11 +63,24 @@ class Context {
   // parameters and plan. Cached per communicator for calls on predefined datatypes (their
   // handles never change meaning), so a bulk-synchronous loop pays for selection and planning
   // once; cleared whenever the configuration changes.
+  // Plans of a per-rank-layout collective (alltoallv) for the last few layouts seen with one
+  // decision: the layout is compared in full (4P numbers, no hash that could collide), so a
+  // loop that repeats its counts plans once and a call with other counts never gets a stale plan.
+  struct LayoutPlans {
+    static constexpr std::size_t kKeep = 4;
+    std::vector<std::pair<Layout, std::shared_ptr<const Plan>>> entries;  // most recent last
+    std::shared_ptr<const Plan> find(const Layout &l) const;
+    void store(const Layout &l, std::shared_ptr<const Plan> p);
+  };
   struct Decision {
     const AlgorithmInfo *algo = nullptr;
     std::vector<std::pair<std::string, long long>> params;
-    std::shared_ptr<const Plan> plan;  // null for vendor and for count 0
+    std::shared_ptr<const Plan> plan;  // null for vendor, for count 0 and for layout collectives
     TypeInfo type;
+    // Layout collectives: the request the plans are built from (its layout set per call), and
+    // the plans by layout (shared: the cached Decision is const, its plans are not).
+    PlanRequest req;
+    std::shared_ptr<LayoutPlans> layout_plans;
   };
   struct DecisionKey {
     Collective coll;
@@ -75,9 +88,10 @@ class Context {
     MPI_Datatype dt;
     bool commutative;
     bool has_op;
+    int root = 0;  // bcast, reduce: plans differ per root
     bool operator==(const DecisionKey &o) const {
       return coll == o.coll && count == o.count && dt == o.dt && commutative == o.commutative &&
-             has_op == o.has_op;
+             has_op == o.has_op && root == o.root;
     }
   };
   const Decision *find_decision(const DecisionKey &k) const;
@@ -106,7 +120,7 @@ class Context {
     std::size_t operator()(const DecisionKey &k) const {
       return std::hash<const void *>{}(reinterpret_cast<const void *>(k.dt)) * 31 +
              static_cast<std::size_t>(k.count) * 7 + static_cast<std::size_t>(k.coll) * 3 +
-             (k.commutative ? 1 : 0) + (k.has_op ? 2 : 0);
+             (k.commutative ? 1 : 0) + (k.has_op ? 2 : 0) + static_cast<std::size_t>(k.root) * 131;
     }
   };
   std::unordered_map<DecisionKey, Decision, KeyHash> decisions_;

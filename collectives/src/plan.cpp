@@ -52,6 +52,13 @@ void add_copy(Round &r, Range src, Range dst, int after_recv) {
   r.ops.push_back(LocalOp{OpKind::copy, src, dst, true, after_recv});
 }
 
+void rotate_peers(Plan &plan, int root, int size) {
+  for (auto &r : plan.rounds) {
+    for (auto &x : r.sends) x.peer = (x.peer + root) % size;
+    for (auto &x : r.recvs) x.peer = (x.peer + root) % size;
+  }
+}
+
 std::size_t BlockSplit::offset(std::size_t i) const {
   const std::size_t q = count / parts, rem = count % parts;
   return i * q + std::min(i, rem);
@@ -67,8 +74,10 @@ Plan make_plan(const AlgorithmInfo &algo, const PlanRequest &req) {
   p.rank = req.rank;
   p.size = req.size;
   const CollectiveInfo &coll = collective_info(algo.coll);
-  p.in_elems = coll.in_elems(req.count, req.size);
-  p.out_elems = coll.out_elems(req.count, req.size);
+  if (!coll.per_rank_layout()) {  // otherwise the builder sized the buffers from the layout
+    p.in_elems = coll.in_elems(req.count, req.size);
+    p.out_elems = coll.out_elems(req.count, req.size);
+  }
   p.copy_in_to_out = coll.copy_in_to_out;
   // Builders may leave rounds in which this rank has nothing to do (a fold it is not part of):
   // drop them, they would only cost the executor a loop iteration.

@@ -100,6 +100,10 @@ int add_recv(Round &r, int peer, Range range);
 void add_reduce(Round &r, Range src, Range dst, bool src_is_left, int after_recv = -1);
 void add_copy(Round &r, Range src, Range dst, int after_recv = -1);
 
+// Builders that plan on virtual ranks v = (rank - root) mod size, with the root as rank 0 (the
+// broadcasts): maps every peer back to its real rank, (v + root) mod size.
+void rotate_peers(Plan &plan, int root, int size);
+
 // Whether two ranges share an element of the same buffer.
 inline bool overlaps(const Range &a, const Range &b) {
   return a.buf == b.buf && a.len > 0 && b.len > 0 && a.off < b.off + b.len && b.off < a.off + a.len;

@@ -191,20 +191,100 @@ CollectiveInfo alltoall_row() {
   return c;
 }
 
+// alltoallv: every rank gives its own counts and displacements (PlanRequest::layout), so the
+// buffer sizes come from the plan builder and there is no uniform benchmark call here (collbench
+// says so; the plan matrix checks it on count matrices, tests/mpi/alltoallv_test.cpp under MPI).
+CollectiveInfo alltoallv_row() {
+  CollectiveInfo c;
+  c.id = Collective::alltoallv;
+  c.name = "alltoallv";
+  c.mpi_name = "MPI_Alltoallv";
+  c.select_description =
+      "alltoallv algorithm; auto = pairwise (each rank knows only its own counts, so no size "
+      "dispatch is possible without an extra collective)";
+  c.takes_op = false;
+  c.in_place_offset = at_zero;  // MPI_IN_PLACE: sent from recvbuf with recvcounts and rdispls
+  c.in_place_staged = true;
+  // Without a layout the builders use the uniform one (count per peer): then the verifier's
+  // alltoall expectation holds; count matrices have their own check (VerifyOptions::segments).
+  c.expect.reduced = false;
+  c.expect.gathered = true;
+  c.expect.by_rank = true;
+  c.expect.identical = false;
+  c.auto_rule = [](const PlanRequest &) -> const char * { return "pairwise"; };
+  c.vendor = nullptr;  // not the uniform signature: PCOLL_Alltoallv calls PMPI_Alltoallv itself
+  c.bus_factor = scatter_gather_bus;
+  return c;
+}
+
+// bcast, reduce, barrier: the calls have no uniform (send, recv, count, type, op) form without a
+// root, so collbench has no benchmark for them (it says so); the tests cover every root.
+CollectiveInfo bcast_row() {
+  CollectiveInfo c;
+  c.id = Collective::bcast;
+  c.name = "bcast";
+  c.mpi_name = "MPI_Bcast";
+  c.select_description = "bcast algorithm; auto picks the lowest model time";
+  c.takes_op = false;
+  c.takes_root = true;
+  c.in_elems = c.out_elems = same;
+  // One buffer: the root's input is its output, and every other rank's output (PCOLL_Bcast
+  // calls in place; plans work in `out` only).
+  c.copy_in_to_out = true;
+  c.in_place_offset = at_zero;
+  c.expect.reduced = false;
+  c.expect.broadcast = true;
+  return c;
+}
+
+CollectiveInfo reduce_row() {
+  CollectiveInfo c;
+  c.id = Collective::reduce;
+  c.name = "reduce";
+  c.mpi_name = "MPI_Reduce";
+  c.select_description = "reduce algorithm; auto picks the lowest model time";
+  c.takes_root = true;
+  c.in_elems = c.out_elems = same;  // the receive buffer is the root's only
+  c.in_place_offset = at_zero;      // MPI_IN_PLACE (the root only): input in the receive buffer
+  c.expect.root_only = true;
+  c.expect.identical = false;
+  return c;
+}
+
+CollectiveInfo barrier_row() {
+  CollectiveInfo c;
+  c.id = Collective::barrier;
+  c.name = "barrier";
+  c.mpi_name = "MPI_Barrier";
+  c.select_description = "barrier algorithm; auto picks the lowest model time";
+  c.takes_op = false;
+  c.in_elems = c.out_elems = [](std::size_t, int) -> std::size_t { return 0; };  // scratch only
+  c.in_place_offset = at_zero;
+  c.expect.reduced = false;
+  c.expect.identical = false;
+  c.expect.synchronises = true;
+  return c;
+}
+
 }  // namespace
 
 // The table of collectives, one row each, in the order pcoll-info and the benchmarks list them.
 const std::vector<CollectiveInfo> &collective_table() {
   static const std::vector<CollectiveInfo> table = {
-      allreduce_row(),
+      allreduce_row(),  // one row per line
       reduce_scatter_block_row(),
       allgather_row(),
       alltoall_row(),
+      alltoallv_row(),
+      bcast_row(),
+      reduce_row(),
+      barrier_row(),
   };
   return table;
 }
 
 std::size_t CollectiveInfo::vector_elems(std::size_t count, int P) const {
+  if (per_rank_layout()) return 0;
   return std::max(in_elems(count, P), out_elems(count, P));
 }
 
@@ -297,6 +377,20 @@ const std::vector<const AlgorithmInfo *> &all_algorithms() {
       &routed_tree_alltoall_info(),
       &pairwise_alltoall_info(),
       &bruck_alltoall_info(),
+      // alltoallv
+      &vendor_info(Collective::alltoallv),
+      &pairwise_alltoallv_info(),
+      // bcast
+      &vendor_info(Collective::bcast),
+      &binomial_bcast_info(),
+      &tree_bcast_info(),
+      // reduce
+      &vendor_info(Collective::reduce),
+      &binomial_reduce_info(),
+      &tree_reduce_info(),
+      // barrier
+      &vendor_info(Collective::barrier),
+      &dissemination_barrier_info(),
   };
   return table;
 }

@@ -21,7 +21,16 @@
 namespace pcoll {
 
 // The key of a CollectiveInfo row (the row holds everything else).
-enum class Collective : std::uint8_t { allreduce, reduce_scatter_block, allgather, alltoall };
+enum class Collective : std::uint8_t {
+  allreduce,
+  reduce_scatter_block,
+  allgather,
+  alltoall,
+  alltoallv,
+  bcast,
+  reduce,
+  barrier
+};
 
 // What the symbolic verifier (verify.hpp) expects of the output of every rank r, for the
 // collective's `count` argument n at P ranks:
@@ -32,11 +41,18 @@ enum class Collective : std::uint8_t { allreduce, reduce_scatter_block, allgathe
 //             (by_rank ? r*n : 0) + j, each rank's contribution exactly once (allreduce,
 //             reduce_scatter_block);
 //   identical: all ranks hold the same result with the same expression (bit-identical).
+//   broadcast: out holds n elements, a copy of the root's input (bcast);
+//   root_only: only the root's output is checked (reduce: other ranks have no result);
+//   synchronises: no data; every rank leaves only after every rank has entered (barrier: a
+//             chain of messages leads from each rank's start to each rank's end).
 struct Expect {
   bool reduced = true;
   bool gathered = false;
   bool by_rank = false;
   bool identical = true;
+  bool broadcast = false;
+  bool root_only = false;
+  bool synchronises = false;
 };
 
 struct PlanRequest;
@@ -52,7 +68,13 @@ struct CollectiveInfo {
   const char *mpi_name = "";
   const char *select_description = "";  // the PCOLL_<NAME> parameter's description
   bool takes_op = true;
+  // The call names a root rank (bcast, reduce): PlanRequest::root, part of every cache key.
+  bool takes_root = false;
   // Elements of the send (`in`) and receive (`out`) buffers for the `count` argument at P ranks.
+  // nullptr for collectives whose buffers each rank describes itself (alltoallv: counts and
+  // displacements per peer, PlanRequest::layout): their plan builders set Plan::in_elems and
+  // out_elems, and the benchmark data fields below are nullptr too (collbench says it has no
+  // benchmark for them; tests/unit/plan_matrix_test.cpp checks them on count matrices).
   std::size_t (*in_elems)(std::size_t count, int P) = nullptr;
   std::size_t (*out_elems)(std::size_t count, int P) = nullptr;
   // Plans work in `out` only: the executor first copies `in` to `out` (allreduce-like).
@@ -82,8 +104,15 @@ struct CollectiveInfo {
   long long (*input)(int r, std::size_t i, std::size_t count, int P) = nullptr;
   long long (*expected)(int r, std::size_t i, std::size_t count, int P) = nullptr;
 
-  // The larger of the two buffers (the vector a plan moves), in elements.
+  // The larger of the two buffers (the vector a plan moves), in elements; 0 without in_elems.
   std::size_t vector_elems(std::size_t count, int P) const;
+  // The row's buffers come from each rank's own layout (alltoallv), not from `count`.
+  bool per_rank_layout() const { return in_elems == nullptr; }
+  // collbench can run it (the data generators and the uniform call adapter are there).
+  bool benchmarkable() const {
+    return call != nullptr && in_elems != nullptr && out_elems != nullptr &&
+           count_for_bytes != nullptr && input != nullptr && expected != nullptr;
+  }
 };
 
 const std::vector<CollectiveInfo> &collective_table();
@@ -91,6 +120,17 @@ const CollectiveInfo &collective_info(Collective c);
 const CollectiveInfo *find_collective(const std::string &name);
 const char *collective_name(Collective c);
 const std::vector<Collective> &all_collectives();
+
+// alltoallv: one rank's counts and displacements per peer, in elements of the (contiguous)
+// datatype, displacements made non-negative (api.cpp rebases the buffer pointers). With
+// MPI_IN_PLACE the send side is the receive side.
+struct Layout {
+  std::vector<std::size_t> sendcounts, sdispls, recvcounts, rdispls;
+  bool operator==(const Layout &o) const {
+    return sendcounts == o.sendcounts && sdispls == o.sdispls && recvcounts == o.recvcounts &&
+           rdispls == o.rdispls;
+  }
+};
 
 // Everything a plan builder may depend on. Builders are pure functions of this.
 struct PlanRequest {
@@ -100,8 +140,13 @@ struct PlanRequest {
   std::size_t count = 0;
   std::size_t type_size = 1;  // bytes per element (for byte-sized parameters such as segments)
   int ranks_per_node = 0;     // consecutive ranks sharing a node (0: all on one node)
+  int root = 0;               // collectives with a root (CollectiveInfo::takes_root)
   // The algorithm's declared parameters, resolved to integers (kAuto for "auto").
   std::vector<std::pair<std::string, long long>> params;
+  // Collectives with a per-rank layout (alltoallv): this rank's counts and displacements, not
+  // owned (valid while the plan is built). nullptr: the uniform layout, `count` elements to and
+  // from every peer in rank order (what pcoll-info and the plan matrix use).
+  const Layout *layout = nullptr;
 
   long long param(const char *name) const;  // throws std::logic_error if not declared
 };
@@ -170,5 +215,11 @@ const AlgorithmInfo &routed_alltoall_info();
 const AlgorithmInfo &routed_tree_alltoall_info();
 const AlgorithmInfo &pairwise_alltoall_info();
 const AlgorithmInfo &bruck_alltoall_info();
+const AlgorithmInfo &pairwise_alltoallv_info();
+const AlgorithmInfo &binomial_bcast_info();
+const AlgorithmInfo &tree_bcast_info();
+const AlgorithmInfo &binomial_reduce_info();
+const AlgorithmInfo &tree_reduce_info();
+const AlgorithmInfo &dissemination_barrier_info();
 
 }  // namespace pcoll

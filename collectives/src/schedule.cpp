@@ -38,6 +38,19 @@ std::vector<Plan> build_all(const AlgorithmInfo &algo, const PlanRequest &req) {
   return plans;
 }
 
+std::vector<Plan> build_all(const AlgorithmInfo &algo, const PlanRequest &req,
+                            const std::vector<Layout> &layouts) {
+  std::vector<Plan> plans;
+  plans.reserve(static_cast<std::size_t>(req.size));
+  for (int r = 0; r < req.size; ++r) {
+    PlanRequest q = req;
+    q.rank = r;
+    q.layout = &layouts.at(static_cast<std::size_t>(r));
+    plans.push_back(make_plan(algo, q));
+  }
+  return plans;
+}
+
 std::string check_plan(const Plan &p) {
   for (std::size_t k = 0; k < p.rounds.size(); ++k) {
     const Round &r = p.rounds[k];

@@ -36,6 +36,9 @@ struct Schedule {
 
 // Builds every rank's plan for `req` (req.rank is ignored) with make_plan (plan.hpp).
 std::vector<Plan> build_all(const AlgorithmInfo &algo, const PlanRequest &req);
+// The same with rank r's own layout layouts[r] (alltoallv; layouts.size() == req.size).
+std::vector<Plan> build_all(const AlgorithmInfo &algo, const PlanRequest &req,
+                            const std::vector<Layout> &layouts);
 // Checks ranges against buffer sizes and hazards inside one plan; empty string when fine.
 std::string check_plan(const Plan &plan);
 Schedule make_schedule(std::vector<Plan> plans);

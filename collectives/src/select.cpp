@@ -32,6 +32,7 @@ PlanRequest plan_request(const AlgorithmInfo &algo, const Config &cfg, int rank,
   req.count = shape.count;
   req.type_size = shape.type.size ? shape.type.size : 1;
   req.ranks_per_node = shape.ranks_per_node;
+  req.root = shape.root;
   for (const char *p : algo.params) req.params.emplace_back(p, cfg.integer(p));
   return req;
 }
@@ -50,6 +51,7 @@ const AlgorithmInfo *auto_choice(Collective coll, const Config &cfg, const CallS
     req.count = shape.count;
     req.type_size = shape.type.size ? shape.type.size : 1;
     req.ranks_per_node = shape.ranks_per_node;
+    req.root = shape.root;
     for (const char *p : row.auto_params) req.params.emplace_back(p, cfg.integer(p));
     const AlgorithmInfo *a = find_algorithm(coll, row.auto_rule(req));
     if (a != nullptr && restriction_failure(*a, shape, cfg).empty()) return a;

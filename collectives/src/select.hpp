@@ -27,6 +27,7 @@ struct CallShape {
   // (count, type): the same or MPI_IN_PLACE, or a contiguous type of the same total size. Plans
   // move bytes in elements of the receive type; anything else is the vendor's.
   bool send_matches = true;
+  int root = 0;  // bcast, reduce
 };
 
 struct Selection {

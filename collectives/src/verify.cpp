@@ -1,5 +1,6 @@
 #include "verify.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <sstream>
@@ -52,6 +53,7 @@ class RunBuf {
   RunBuf(std::size_t n, const Sym &v) : size_(n) {
     if (n) runs_[0] = v;
   }
+  std::size_t size() const { return size_; }
   Runs read(std::size_t off, std::size_t len) {
     Runs out;
     if (len == 0) return out;
@@ -114,7 +116,53 @@ void zip(const Runs &a, const Runs &b, F f) {
 struct State {
   RunBuf in, out, tmp;
   RunBuf &buf(Buf b) { return b == Buf::in ? in : (b == Buf::out ? out : tmp); }
+  std::size_t out_size() const { return out.size(); }
 };
+
+// The final check against per-rank segments (VerifyOptions::segments).
+std::string check_segments(std::vector<State> &st,
+                           const std::vector<std::vector<ExpectSegment>> &segments) {
+  const int P = static_cast<int>(st.size());
+  if (segments.size() != st.size()) return "segments given for a different number of ranks";
+  for (int r = 0; r < P; ++r) {
+    auto fail = [r](const std::string &what) { return "rank " + std::to_string(r) + ": " + what; };
+    std::vector<ExpectSegment> segs;
+    for (const auto &g : segments[static_cast<std::size_t>(r)])
+      if (g.len > 0) segs.push_back(g);
+    std::sort(segs.begin(), segs.end(),
+              [](const ExpectSegment &a, const ExpectSegment &b) { return a.out_off < b.out_off; });
+    std::size_t pos = 0;  // output elements before pos are checked
+    auto untouched = [&](std::size_t end) -> std::string {
+      if (end <= pos) return {};
+      for (const auto &[len, v] : st[r].out.read(pos, end - pos))
+        if (!v.garbage) return fail("output element outside every block was written");
+      return {};
+    };
+    for (const ExpectSegment &g : segs) {
+      if (g.out_off < pos) return fail("expected blocks overlap (bad test layout)");
+      if (std::string e = untouched(g.out_off); !e.empty()) return e;
+      std::size_t at = g.out_off;
+      for (const auto &[len, v] : st[r].out.read(g.out_off, g.len)) {
+        const std::string where = "output element " + std::to_string(at);
+        if (v.garbage) return fail(where + " never written");
+        if (static_cast<long long>(at) + v.delta !=
+            static_cast<long long>(g.src_off + (at - g.out_off)))
+          return fail(where + " holds input element " +
+                      std::to_string(static_cast<long long>(at) + v.delta) + ", not " +
+                      std::to_string(g.src_off + (at - g.out_off)));
+        for (int q = 0; q < P; ++q)
+          if ((((v.mask[q / 64] >> (q % 64)) & 1ULL) != 0) != (q == g.src_rank))
+            return fail(where + " does not come from rank " + std::to_string(g.src_rank) +
+                        " alone");
+        at += len;
+      }
+      pos = g.out_off + g.len;
+    }
+    const std::string e = untouched(st[r].out_size());
+    if (!e.empty()) return e;
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -141,8 +189,26 @@ std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
       err = os.str();
     }
   };
+  // Synchronisation (barrier): known[r] = the ranks whose entry a chain of messages links to
+  // rank r's present; start[r][k] = known[r] when rank r begins round k (what it sends then).
+  const bool sync = opt.expect.synchronises;
+  using Mask = std::vector<std::uint64_t>;
+  std::vector<Mask> known;
+  std::vector<std::vector<Mask>> start;
+  if (sync) {
+    for (int r = 0; r < P; ++r) {
+      known.push_back(leaf(r, P).mask);
+      start.emplace_back(s.plans[r].rounds.size(), Mask{});
+      if (!start[r].empty()) start[r][0] = known[r];
+    }
+  }
   for (const auto &[r, k] : s.order) {
     const Round &rd = s.plans[r].rounds[k];
+    if (sync) {
+      for (const MsgLink &l : s.recv_from[r][k])
+        for (std::size_t w = 0; w < known[r].size(); ++w) known[r][w] |= start[l.rank][l.round][w];
+      if (k + 1 < static_cast<int>(start[r].size())) start[r][k + 1] = known[r];
+    }
     for (std::size_t i = 0; i < rd.sends.size(); ++i)
       sent[{r, k, int(i)}] =
           st[r].buf(rd.sends[i].range.buf).read(rd.sends[i].range.off, rd.sends[i].range.len);
@@ -189,11 +255,36 @@ std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
     ++done[r];
     if (!err.empty()) return err;
   }
+  if (!opt.segments.empty()) return check_segments(st, opt.segments);
+  if (sync) {
+    for (int r = 0; r < P; ++r)
+      for (int q = 0; q < P; ++q)
+        if (!((known[r][q / 64] >> (q % 64)) & 1ULL))
+          return "rank " + std::to_string(r) + " may leave before rank " + std::to_string(q) +
+                 " has entered (no chain of messages from it)";
+    return {};
+  }
+  if (opt.expect.broadcast) {
+    for (int r = 0; r < P; ++r) {
+      std::size_t pos = 0;
+      for (const auto &[len, v] : st[r].out.read(0, opt.count)) {
+        bool alone = !v.garbage;
+        for (int q = 0; q < P && alone; ++q)
+          alone = (((v.mask[q / 64] >> (q % 64)) & 1ULL) != 0) == (q == opt.root);
+        if (!alone || v.delta != 0)
+          return "rank " + std::to_string(r) + ": output element " + std::to_string(pos) +
+                 " is not the root's element " + std::to_string(pos);
+        pos += len;
+      }
+    }
+    return {};
+  }
   // Final check.
   const std::size_t n = opt.count;
   const Expect &ex = opt.expect;
   Runs reference;
   for (int r = 0; r < P; ++r) {
+    if (ex.root_only && r != opt.root) continue;  // no result off the root (reduce)
     const std::size_t out_len = ex.gathered ? n * static_cast<std::size_t>(P) : n;
     // The input element output element `pos` must hold is pos + want_delta: the first one of
     // rank r's block of the input (by_rank), minus the start of block q of a gathered output.

@@ -14,15 +14,28 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "schedule.hpp"
 
 namespace pcoll {
 
+// Output elements [out_off, out_off + len) of a rank must hold input elements
+// [src_off, src_off + len) of rank src_rank, from that rank alone.
+struct ExpectSegment {
+  std::size_t out_off = 0, len = 0;
+  int src_rank = 0;
+  std::size_t src_off = 0;
+};
+
 struct VerifyOptions {
   Expect expect;  // the collective's CollectiveInfo::expect (registry.hpp); default: allreduce
   std::size_t count = 0;      // the collective's `count` argument
   bool require_order = true;  // check rank order (for algorithms without needs_commutative)
+  int root = 0;               // collectives with a root (bcast, reduce)
+  // Per-rank layouts (alltoallv from a count matrix): when not empty, segments[r] replaces
+  // `expect` for rank r, and every output element outside its segments must be left untouched.
+  std::vector<std::vector<ExpectSegment>> segments;
 };
 
 // Empty string when the schedule is correct, else a description of the first problem found.

@@ -227,10 +227,13 @@ int main(int argc, char **argv) {
     vo.require_order = !algo->restrictions.needs_commutative;
     const std::string e = verify_schedule(s, vo);
     const std::string what =
-        vo.expect.gathered
+        vo.expect.synchronises ? "no rank leaves before every rank has entered"
+        : vo.expect.broadcast  ? "every rank holds the root's (rank 0's) vector"
+        : vo.expect.gathered
             ? "every rank holds every rank's block in place"
             : "every output element is the reduction of the right element of all ranks, "
               "each exactly once" +
+                  std::string(vo.expect.root_only ? ", at the root (rank 0)" : "") +
                   std::string(vo.expect.identical ? ", bit-identical on all ranks" : "") +
                   std::string(vo.require_order ? ", rank order kept" : "");
     verdict = e.empty() ? "correct (symbolic execution): " + what : "WRONG: " + e;

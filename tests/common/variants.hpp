@@ -62,6 +62,11 @@ inline const std::vector<ExtraVariant> &extra_variants() {
                    "routed_tree",
                    {{"tree_arity", arity}, {"tree_flat_below", "0"}},
                    std::string(arity) == "2" || std::string(arity) == "3" ? both : symbolic});
+    // bcast and reduce trees: below the flat threshold (default 16) they are one flat group.
+    for (const char *coll : {"bcast", "reduce"}) {
+      v.push_back({coll, "tree", {{"tree_arity", "2"}, {"tree_flat_below", "0"}}, symbolic});
+      v.push_back({coll, "tree", {{"tree_arity", "3"}, {"tree_flat_below", "0"}}, both});
+    }
     return v;
   }();
   return table;

@@ -6,6 +6,7 @@
 // to, and give all ranks the same expression (bit-identical results).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -44,10 +45,21 @@ std::vector<std::size_t> counts_for(int P) {
 
 }  // namespace
 
+std::string check_rooted(Collective coll, const std::string &algo_name,
+                         const std::vector<std::pair<std::string, std::string>> &set, int P,
+                         std::size_t count, std::size_t type_size, int ranks_per_node, int root);
+
 // Also used by chiara_test.cpp.
 std::string check_variant(Collective coll, const std::string &algo_name,
                           const std::vector<std::pair<std::string, std::string>> &set, int P,
                           std::size_t count, std::size_t type_size, int ranks_per_node) {
+  return check_rooted(coll, algo_name, set, P, count, type_size, ranks_per_node, 0);
+}
+
+// The same at a root (collectives with CollectiveInfo::takes_root).
+std::string check_rooted(Collective coll, const std::string &algo_name,
+                         const std::vector<std::pair<std::string, std::string>> &set, int P,
+                         std::size_t count, std::size_t type_size, int ranks_per_node, int root) {
   Config cfg = load_config();
   std::vector<std::pair<int, std::string>> ov;
   for (const auto &s : set) ov.emplace_back(param_index(s.first), s.second);
@@ -58,18 +70,29 @@ std::string check_variant(Collective coll, const std::string &algo_name,
   shape.type.size = type_size;
   shape.type.contiguous = true;
   shape.ranks_per_node = ranks_per_node;
+  shape.root = root;
   const Schedule s = make_schedule(build_all(*algo, plan_request(*algo, cfg, 0, shape)));
   VerifyOptions opt;
   opt.expect = collective_info(coll).expect;
   opt.count = count;
+  opt.root = root;
   opt.require_order = !algo->restrictions.needs_commutative;
   return verify_schedule(s, opt);
 }
 
 namespace {
 
-std::string check(const Variant &v, int P, std::size_t count, std::size_t type_size) {
-  return check_variant(v.coll, v.algo, v.set, P, count, type_size, 0);
+std::string check(const Variant &v, int P, std::size_t count, std::size_t type_size, int root = 0) {
+  return check_rooted(v.coll, v.algo, v.set, P, count, type_size, 0, root);
+}
+
+// Roots the matrix tries for rooted collectives (every root: the test below, P <= 16).
+std::vector<int> roots_for(const Variant &v, int P) {
+  if (!collective_info(v.coll).takes_root) return {0};
+  std::vector<int> r = {0};
+  for (int x : {1, P / 2, P - 1})
+    if (x > 0 && x < P && std::find(r.begin(), r.end(), x) == r.end()) r.push_back(x);
+  return r;
 }
 
 }  // namespace
@@ -87,9 +110,11 @@ TEST_CASE("every plan is correct for P = 1..64 and odd counts", "[plan]") {
               parse_integer(param_table()[param_index("ring_segment")], v.set[0].second);
           if (seg > 0 && seg < 1000) continue;
         }
-        const std::string err = check(v, P, count, 8);
-        INFO(label << " P=" << P << " count=" << count);
-        REQUIRE(err.empty());
+        for (int root : roots_for(v, P)) {
+          const std::string err = check(v, P, count, 8, root);
+          INFO(label << " P=" << P << " count=" << count << " root=" << root);
+          REQUIRE(err.empty());
+        }
       }
     }
   }
@@ -140,5 +165,150 @@ TEST_CASE("large P: plans pair up and cannot deadlock", "[plan][allreduce]") {
       INFO(v.algo << " P=" << P << ": " << s.error);
       REQUIRE(s.error.empty());
     }
+  }
+}
+
+namespace {
+
+// Count matrices for the per-rank-layout collectives (alltoallv): C[i][j] = elements rank i sends
+// to rank j. Uneven, with zero rows, columns and diagonal entries.
+using Matrix = std::vector<std::vector<std::size_t>>;
+
+std::vector<Matrix> count_matrices(int P) {
+  const auto n = static_cast<std::size_t>(P);
+  std::vector<Matrix> m;
+  Matrix a(n, std::vector<std::size_t>(n)), b = a, zero = a, c = a;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      a[i][j] = (i * 7 + j * 3 + 1) % 5;                               // 0..4, zeros scattered
+      b[i][j] = (i + j) % 3 == 0 ? 0 : (i + 1) * (j + 2) * 13 % 1001;  // up to 1000
+      c[i][j] = i == 1 || j == 2 ? 0 : 1;                              // an empty row and column
+    }
+  m.push_back(a);
+  m.push_back(b);
+  m.push_back(c);
+  m.push_back(zero);
+  return m;
+}
+
+// Rank r's layout for matrix C: send blocks in reverse destination order with one element of gap,
+// receive blocks in rank order with two (displacements out of order, gaps never written).
+std::vector<Layout> layouts_of(const Matrix &C) {
+  const std::size_t P = C.size();
+  std::vector<Layout> v(P);
+  for (std::size_t r = 0; r < P; ++r) {
+    Layout &l = v[r];
+    l.sendcounts.resize(P);
+    l.sdispls.resize(P);
+    std::size_t off = 0;
+    for (std::size_t k = 0; k < P; ++k) {
+      const std::size_t j = P - 1 - k;
+      l.sendcounts[j] = C[r][j];
+      l.sdispls[j] = off;
+      off += C[r][j] + 1;
+    }
+    off = 0;
+    for (std::size_t q = 0; q < P; ++q) {
+      l.recvcounts.push_back(C[q][r]);
+      l.rdispls.push_back(off);
+      off += C[q][r] + 2;
+    }
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("per-rank layouts: every plan delivers a count matrix exactly", "[plan][alltoallv]") {
+  // Rows without uniform buffer sizes (CollectiveInfo::per_rank_layout) are in the matrix above
+  // with the uniform layout; here every algorithm of theirs runs on uneven count matrices.
+  int rows = 0;
+  for (const CollectiveInfo &c : collective_table()) {
+    if (!c.per_rank_layout()) continue;
+    ++rows;
+    for (const auto &v : pcoll_test::variants_of(c.name, pcoll_test::symbolic)) {
+      const AlgorithmInfo *algo = find_algorithm(c.id, v.algo);
+      REQUIRE(algo != nullptr);
+      Config cfg = load_config();
+      std::vector<std::pair<int, std::string>> ov;
+      for (const auto &s : v.set) ov.emplace_back(param_index(s.first), s.second);
+      cfg = with_overrides(cfg, ov);
+      for (int P = 1; P <= 40; P += P < 12 ? 1 : 7) {
+        int m = 0;
+        for (const Matrix &C : count_matrices(P)) {
+          const std::vector<Layout> layouts = layouts_of(C);
+          CallShape shape{c.id, P, 1, {}, true, false};
+          shape.type.size = 8;
+          shape.type.contiguous = true;
+          const Schedule s =
+              make_schedule(build_all(*algo, plan_request(*algo, cfg, 0, shape), layouts));
+          VerifyOptions opt;
+          opt.segments.resize(static_cast<std::size_t>(P));
+          for (int r = 0; r < P; ++r)
+            for (int q = 0; q < P; ++q) {
+              const auto R = static_cast<std::size_t>(r), Q = static_cast<std::size_t>(q);
+              opt.segments[R].push_back({layouts[R].rdispls[Q], C[Q][R], q, layouts[Q].sdispls[R]});
+            }
+          INFO(c.name << "/" << v.label << " P=" << P << " matrix " << m++);
+          REQUIRE(verify_schedule(s, opt) == "");
+        }
+      }
+    }
+  }
+  CHECK(rows >= 1);
+}
+
+TEST_CASE("the segment check catches a misdelivered block", "[plan][alltoallv]") {
+  // The same schedule checked against a wrong expectation (blocks of ranks 0 and 1 swapped)
+  // must fail: the check is not vacuous.
+  const AlgorithmInfo *algo = find_algorithm(Collective::alltoallv, "pairwise");
+  REQUIRE(algo != nullptr);
+  const Matrix C = count_matrices(3)[0];
+  const std::vector<Layout> layouts = layouts_of(C);
+  CallShape shape{Collective::alltoallv, 3, 1, {}, true, false};
+  shape.type.size = 4;
+  shape.type.contiguous = true;
+  const Schedule s =
+      make_schedule(build_all(*algo, plan_request(*algo, load_config(), 0, shape), layouts));
+  VerifyOptions opt;
+  opt.segments.resize(3);
+  for (std::size_t r = 0; r < 3; ++r)
+    for (std::size_t q = 0; q < 3; ++q)
+      opt.segments[r].push_back(
+          {layouts[r].rdispls[q], C[q][r], static_cast<int>(q ^ (q < 2)), layouts[q].sdispls[r]});
+  CHECK_FALSE(verify_schedule(s, opt).empty());
+}
+
+TEST_CASE("rooted collectives: every root, non-commutative order", "[plan][bcast][reduce]") {
+  // bcast and reduce at every root for P = 1..16 (the matrix above tries 4 roots up to P = 64);
+  // the verifier checks rank order for every reduce algorithm (none declares needs_commutative).
+  for (const Variant &v : variants()) {
+    if (!collective_info(v.coll).takes_root) continue;
+    for (int P = 1; P <= 16; ++P)
+      for (int root = 0; root < P; ++root)
+        for (std::size_t count : {1, 7, 1000}) {
+          INFO(collective_name(v.coll)
+               << "/" << v.algo << " P=" << P << " root=" << root << " count=" << count);
+          REQUIRE(check(v, P, count, 4, root).empty());
+        }
+  }
+}
+
+TEST_CASE("the synchronisation check catches a barrier that lets a rank out early",
+          "[plan][barrier]") {
+  // Dissemination without its last round: some rank has not heard from every other.
+  const AlgorithmInfo *algo = find_algorithm(Collective::barrier, "dissemination");
+  REQUIRE(algo != nullptr);
+  for (int P : {3, 5, 8}) {
+    CallShape shape{Collective::barrier, P, 1, {}, true, false};
+    shape.type.size = 1;
+    shape.type.contiguous = true;
+    std::vector<Plan> plans = build_all(*algo, plan_request(*algo, load_config(), 0, shape));
+    VerifyOptions opt;
+    opt.expect = collective_info(Collective::barrier).expect;
+    REQUIRE(verify_schedule(make_schedule(plans), opt).empty());
+    for (Plan &p : plans) p.rounds.pop_back();
+    INFO("P=" << P);
+    CHECK_FALSE(verify_schedule(make_schedule(plans), opt).empty());
   }
 }

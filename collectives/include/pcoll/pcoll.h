@@ -6,8 +6,9 @@
  * recursive_doubling|ring|rabenseifner|chiara|chiara_composed|auto,
  * PCOLL_REDUCE_SCATTER_BLOCK=vendor|ring|recursive_halving|chiara|auto,
  * PCOLL_ALLGATHER=vendor|ring|recursive_doubling|chiara|auto,
- * PCOLL_ALLTOALL=vendor|routed|routed_tree|pairwise|bruck|auto (see `pcoll-info` for every
- * parameter), or per communicator with PCOLL_Config_push / pcoll::ScopedConfig. */
+ * PCOLL_ALLTOALL=vendor|routed|routed_tree|pairwise|bruck|auto,
+ * PCOLL_ALLTOALLV=vendor|pairwise|auto (see `pcoll-info` for every parameter), or per communicator
+ * with PCOLL_Config_push / pcoll::ScopedConfig. */
 #ifndef PCOLL_PCOLL_H
 #define PCOLL_PCOLL_H
 
@@ -39,6 +40,23 @@ int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 int PCOLL_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 
+/* MPI_Alltoallv semantics: MPI_IN_PLACE (sendcounts, sdispls and sendtype ignored; the data is
+ * sent from recvbuf as recvcounts and rdispls lay it out), zero counts, negative displacements,
+ * any P. Our algorithms (PCOLL_ALLTOALLV=vendor|pairwise|auto) serve contiguous send and receive
+ * types of one size; anything else goes to the vendor under the PCOLL_FALLBACK policy. */
+int PCOLL_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+
+/* MPI_Bcast, MPI_Reduce and MPI_Barrier semantics: any root, count 0, MPI_IN_PLACE at the
+ * reduce root, non-commutative ops reduced in rank order (every algorithm):
+ * PCOLL_BCAST=vendor|binomial|tree|auto, PCOLL_REDUCE=vendor|binomial|tree|auto,
+ * PCOLL_BARRIER=vendor|dissemination|auto. */
+int PCOLL_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int PCOLL_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm);
+int PCOLL_Barrier(MPI_Comm comm);
+
 /* Overrides parameter `name` (as listed by pcoll-info, e.g. "allreduce", "tree_arity") for calls
  * on `comm` until the matching PCOLL_Config_pop. Every rank of comm must push the same values
  * (not checked: the environment is checked once, overrides are the program's responsibility).
@@ -51,9 +69,9 @@ int PCOLL_Config_pop(MPI_Comm comm);
  * stays valid until the configuration of comm changes. */
 int PCOLL_Config_get(MPI_Comm comm, const char *name, const char **value);
 
-/* The index-th algorithm of `collective` ("allreduce", "reduce_scatter_block", "allgather"),
- * in pcoll-info's order, or NULL past the last one (or for an unknown collective). Makes no MPI
- * call: usable before MPI_Init, e.g. to build a list of algorithms to compare. */
+/* The index-th algorithm of `collective` ("allreduce", "alltoallv", "bcast", ... as pcoll-info
+ * lists them), in pcoll-info's order, or NULL past the last one (or for an unknown collective).
+ * Makes no MPI call: usable before MPI_Init, e.g. to build a list of algorithms to compare. */
 const char *PCOLL_Algorithm_name(const char *collective, int index);
 
 /* The algorithm that served the last call on comm ("vendor" after a fallback), or "" if none.

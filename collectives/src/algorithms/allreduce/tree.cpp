@@ -32,36 +32,8 @@ Plan build(const PlanRequest &req) {
   const int arity = static_cast<int>(req.param("tree_arity"));
   const auto flat = static_cast<int>(std::min<long long>(req.param("tree_flat_below"), 1 << 30));
   const std::vector<TreeLevel> path = tree_path(req.rank, req.size, arity, flat);
-  const int me = req.rank;
-  std::size_t max_children = 0;
-  // Reduce: deepest level first. At a level the rank takes part iff it leads its subgroup.
-  for (auto it = path.rbegin(); it != path.rend(); ++it) {
-    const TreeLevel &lv = *it;
-    if (lv.reps[lv.my_sub] != me) break;  // not a representative at this level or above
-    Round &r = plan.new_round(reduce);
-    if (lv.my_sub == 0) {
-      for (std::size_t g = 1; g < lv.reps.size(); ++g) {
-        const Range slot = tmp_range((g - 1) * n, n);
-        const int rv = add_recv(r, lv.reps[g], slot);
-        add_reduce(r, slot, out_range(0, n), /*src_is_left=*/false, rv);
-      }
-      max_children = std::max(max_children, lv.reps.size() - 1);
-    } else {
-      add_send(r, lv.reps[0], out_range(0, n));
-      break;  // handed the partial result up; done reducing
-    }
-  }
-  // Broadcast: the same edges, top down.
-  for (const TreeLevel &lv : path) {
-    if (lv.reps[lv.my_sub] != me) continue;
-    Round &r = plan.new_round(bcast);
-    if (lv.my_sub == 0) {
-      for (std::size_t g = 1; g < lv.reps.size(); ++g) add_send(r, lv.reps[g], out_range(0, n));
-    } else {
-      add_recv(r, lv.reps[0], out_range(0, n));
-    }
-  }
-  plan.tmp_elems = max_children * n;
+  plan.tmp_elems = add_tree_reduce(plan, path, req.rank, out_range(0, n), 0, reduce);
+  add_tree_bcast(plan, path, req.rank, out_range(0, n), bcast);
   return plan;
 }
 
@@ -69,9 +41,7 @@ double model(const PlanRequest &req, const CostParams &c) {
   const double n = double(req.count * req.type_size);
   const int arity = static_cast<int>(req.param("tree_arity"));
   const auto flat = static_cast<int>(std::min<long long>(req.param("tree_flat_below"), 1 << 30));
-  double fanin = 0;  // sum of (a_l - 1) along the root's path, the critical path
-  for (const TreeLevel &lv : tree_path(0, req.size, arity, flat))
-    fanin += double(lv.reps.size() - 1);
+  const double fanin = tree_fanin(req.size, arity, flat);  // the critical path
   return 2 * fanin * (c.alpha + c.beta * n) + fanin * c.gamma * n;
 }
 

@@ -30,4 +30,52 @@ std::vector<TreeLevel> tree_path(int rank, int size, int arity, int flat_below) 
   return path;
 }
 
+bool tree_receives(const std::vector<TreeLevel> &path, int me) {
+  // The reduction starts at the deepest level, where the rank's subgroup is the rank alone: it
+  // receives iff it leads that level's group (which always has at least two subgroups).
+  return !path.empty() && path.back().my_sub == 0 && path.back().reps[0] == me;
+}
+
+std::size_t add_tree_reduce(Plan &plan, const std::vector<TreeLevel> &path, int me, Range acc,
+                            std::size_t slot_off, int phase) {
+  const std::size_t n = acc.len;
+  std::size_t max_children = 0;
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    const TreeLevel &lv = *it;
+    if (lv.reps[lv.my_sub] != me) break;  // not a representative at this level or above
+    Round &r = plan.new_round(phase);
+    if (lv.my_sub == 0) {
+      for (std::size_t g = 1; g < lv.reps.size(); ++g) {
+        const Range slot = tmp_range(slot_off + (g - 1) * n, n);
+        const int rv = add_recv(r, lv.reps[g], slot);
+        add_reduce(r, slot, acc, /*src_is_left=*/false, rv);
+      }
+      max_children = std::max(max_children, lv.reps.size() - 1);
+    } else {
+      add_send(r, lv.reps[0], acc);
+      break;  // handed the partial result up; done reducing
+    }
+  }
+  return max_children * n;
+}
+
+void add_tree_bcast(Plan &plan, const std::vector<TreeLevel> &path, int me, Range buf, int phase) {
+  for (const TreeLevel &lv : path) {
+    if (lv.reps[lv.my_sub] != me) continue;
+    Round &r = plan.new_round(phase);
+    if (lv.my_sub == 0) {
+      for (std::size_t g = 1; g < lv.reps.size(); ++g) add_send(r, lv.reps[g], buf);
+    } else {
+      add_recv(r, lv.reps[0], buf);
+    }
+  }
+}
+
+double tree_fanin(int size, int arity, int flat_below) {
+  double fanin = 0;
+  for (const TreeLevel &lv : tree_path(0, size, arity, flat_below))
+    fanin += double(lv.reps.size() - 1);
+  return fanin;
+}
+
 }  // namespace pcoll

@@ -8,7 +8,10 @@
 // `flat_below` ranks is one flat group (arity = P at the top level).
 #pragma once
 
+#include <cstddef>
 #include <vector>
+
+#include "../../plan.hpp"
 
 namespace pcoll {
 
@@ -22,5 +25,21 @@ struct TreeLevel {
 // Levels from the top of the tree down to the rank's leaf (the last level's subgroup of the rank
 // is the rank alone); empty for P = 1.
 std::vector<TreeLevel> tree_path(int rank, int size, int arity, int flat_below);
+
+// Whether `me` receives partial results on the way up (it leads a group with siblings below it).
+bool tree_receives(const std::vector<TreeLevel> &path, int me);
+
+// Reduction up the tree to the top rank (path computed for `me`), shared by the tree allreduce
+// and the tree reduce: deepest level first; a representative receives its sibling groups' partial
+// results into tmp slots from `slot_off` on (n elements each) and reduces them into `acc` in group
+// order, so contributions are combined in rank order (non-commutative ops are exact); a
+// non-leading member sends `acc` up and stops. Appends rounds of `phase`; returns the tmp
+// elements used past slot_off.
+std::size_t add_tree_reduce(Plan &plan, const std::vector<TreeLevel> &path, int me, Range acc,
+                            std::size_t slot_off, int phase);
+// Broadcast of `buf` from the top rank down the same edges (allreduce tree, bcast tree).
+void add_tree_bcast(Plan &plan, const std::vector<TreeLevel> &path, int me, Range buf, int phase);
+// Sum of (a_l - 1) over the levels of rank 0's path: the messages on the critical path.
+double tree_fanin(int size, int arity, int flat_below);
 
 }  // namespace pcoll
