@@ -15,6 +15,17 @@
 
 namespace pcoll_test {
 
+inline int rank_of(MPI_Comm c) {
+  int r = 0;
+  MPI_Comm_rank(c, &r);
+  return r;
+}
+inline int size_of(MPI_Comm c) {
+  int p = 1;
+  MPI_Comm_size(c, &p);
+  return p;
+}
+
 // Inside loops of collective calls a failing REQUIRE on one rank would leave the others waiting
 // in the next collective. Record failures instead and check them together at the end.
 class Failures {

@@ -17,20 +17,11 @@
 
 using pcoll_test::Failures;
 using pcoll_test::Overrides;
+using pcoll_test::rank_of;
+using pcoll_test::size_of;
 using Set = std::vector<std::pair<std::string, std::string>>;
 
 namespace {
-
-int rank_of(MPI_Comm c) {
-  int r = 0;
-  MPI_Comm_rank(c, &r);
-  return r;
-}
-int size_of(MPI_Comm c) {
-  int p = 1;
-  MPI_Comm_size(c, &p);
-  return p;
-}
 
 std::vector<int> counts(int P) {
   return {0, 1, P > 1 ? P - 1 : 2, P + 1, 13, 97, 1000};
