@@ -6,7 +6,10 @@
 
 #include <pcoll/pcoll.hpp>
 
+#include <array>
 #include <catch2/catch.hpp>
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +17,24 @@
 #include "../common/variants.hpp"
 
 namespace pcoll_test {
+
+// A non-commutative user op for rank-order tests: 2x2 matrix product over uint32 (wrapping).
+using Mat = std::array<std::uint32_t, 4>;
+inline Mat matmul(const Mat &a, const Mat &b) {
+  return {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2],
+          a[2] * b[1] + a[3] * b[3]};
+}
+inline void matmul_fn(void *in, void *inout, int *len, MPI_Datatype *) {
+  // inout = in * inout: `in` holds the lower ranks' product (MPI 4.1 Sec. 6.9.5).
+  auto *a = static_cast<const Mat *>(in);
+  auto *b = static_cast<Mat *>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = matmul(a[i], b[i]);
+}
+inline Mat mat_input(int r, std::size_t j) {
+  const auto x = static_cast<std::uint32_t>(j % 101);
+  return {std::uint32_t(r + 1), std::uint32_t(2 * r + x), std::uint32_t(x + 3),
+          std::uint32_t(r * x + 1)};
+}
 
 inline int rank_of(MPI_Comm c) {
   int r = 0;
