@@ -202,8 +202,17 @@ run_cell() {  # id kind platform P selector env args
         # simulated time; collbench's configuration query and the barrier before the call set
         # up pcoll's and SMPI's communicator state (P = 512: warm-up 0 and 1, trials 1 and 2
         # give identical times for vendor, chiara and rabenseifner).
-        env "${env_list[@]}" "${cmd[@]}" "${build}/apps/collbench/collbench" ${args} --trials 1 --warmup 0 \
-            --no-overhead -q --csv "${csv}.tmp" >"${log}" 2>&1
+        if ! env "${env_list[@]}" "${cmd[@]}" "${build}/apps/collbench/collbench" ${args} --trials 1 --warmup 0 \
+            --no-overhead -q --csv "${csv}.tmp" >"${log}" 2>&1; then
+            # SimGrid's max-min solver can stop on a rounding check at thousands of concurrent
+            # flows ("Cannot saturate more a constraint"); retry that cell once with a finer
+            # precision, and say so in its log (other cells keep the default).
+            grep -q "Cannot saturate more a constraint" "${log}" || return 1
+            mv "${log}" "${log}.first-try"
+            env "${env_list[@]}" "${cmd[@]}" --cfg=maxmin/precision:1e-9 "${build}/apps/collbench/collbench" \
+                ${args} --trials 1 --warmup 0 --no-overhead -q --csv "${csv}.tmp" >"${log}" 2>&1
+            echo "# retried with --cfg=maxmin/precision:1e-9 after a max-min rounding stop" >>"${log}"
+        fi
     else
         local deck="${args#--deck }"; deck="${deck%% *}"
         local comp; comp="$(head -n 1 "${out}/kmeans-calibration-${deck}.txt")"
