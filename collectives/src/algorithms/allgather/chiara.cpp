@@ -37,20 +37,14 @@ double model(const PlanRequest &req, const CostParams &c) {
 
 const AlgorithmInfo &chiara_allgather_info() {
   static const AlgorithmInfo info = [] {
-    AlgorithmInfo a;
-    a.coll = Collective::allgather;
+    AlgorithmInfo a = chiara_info(Collective::allgather);
     a.name = "chiara";
     a.description =
         "CHiArA hierarchical allgather: intra-batch alignment, lane broadcast, "
         "intra-batch allgather";
     a.source = "Configurable and Hierarchical Allreduce, Sec. IV-A";
-    a.params = chiara_params();
     a.build = build;
     a.model = model;
-    a.check = chiara_check;
-    a.explain = chiara_explain_request;
-    a.model_exact = false;
-    a.warning = chiara_warning;
     return a;
   }();
   return info;

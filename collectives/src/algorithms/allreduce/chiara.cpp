@@ -47,21 +47,15 @@ double model(const PlanRequest &req, const CostParams &c) {
 
 const AlgorithmInfo &chiara_allreduce_info() {
   static const AlgorithmInfo info = [] {
-    AlgorithmInfo a;
-    a.coll = Collective::allreduce;
+    AlgorithmInfo a = chiara_info(Collective::allreduce);
     a.name = "chiara";
     a.description =
         "CHiArA semi-composed hierarchical allreduce: intra-batch reduce-scatter, lane "
         "reduce, lane broadcast, intra-batch allgather, in stages";
     a.source = "Configurable and Hierarchical Allreduce (CHiArA), Algorithm 4";
     a.restrictions.needs_commutative = true;
-    a.params = chiara_params();
     a.build = build;
     a.model = model;
-    a.check = chiara_check;
-    a.explain = chiara_explain_request;
-    a.model_exact = false;
-    a.warning = chiara_warning;
     return a;
   }();
   return info;

@@ -39,22 +39,16 @@ double model(const PlanRequest &req, const CostParams &c) {
 
 const AlgorithmInfo &chiara_composed_allreduce_info() {
   static const AlgorithmInfo info = [] {
-    AlgorithmInfo a;
-    a.coll = Collective::allreduce;
+    AlgorithmInfo a = chiara_info(Collective::allreduce);
     a.name = "chiara_composed";
     a.description =
         "CHiArA standalone hierarchical reduce-scatter followed by standalone "
         "hierarchical allgather (the paper's naive composition, Fig. 9 baseline)";
     a.source = "Configurable and Hierarchical Allreduce, Sec. IV-A/V-C";
     a.restrictions.needs_commutative = true;
-    a.params = chiara_params();
     a.build = build;
     a.model = model;
-    a.check = chiara_check;
-    a.explain = chiara_explain_request;
-    a.model_exact = false;
     a.auto_candidate = false;
-    a.warning = chiara_warning;
     return a;
   }();
   return info;

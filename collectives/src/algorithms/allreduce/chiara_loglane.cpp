@@ -73,8 +73,7 @@ std::string explain(const PlanRequest &req) {
 
 const AlgorithmInfo &chiara_loglane_allreduce_info() {
   static const AlgorithmInfo info = [] {
-    AlgorithmInfo a;
-    a.coll = Collective::allreduce;
+    AlgorithmInfo a = chiara_info(Collective::allreduce);
     a.name = "chiara_loglane";
     a.description =
         "CHiArA with a logarithmic LaneOp: intra-batch reduce-scatter, Rabenseifner "
@@ -87,10 +86,7 @@ const AlgorithmInfo &chiara_loglane_allreduce_info() {
     a.params = params();
     a.build = build;
     a.model = model;
-    a.check = chiara_check;
     a.explain = explain;
-    a.model_exact = false;
-    a.warning = chiara_warning;
     return a;
   }();
   return info;

@@ -131,6 +131,17 @@ std::string chiara_explain_request(const PlanRequest &req) {
   return chiara_explain(chiara_shape(req, chiara_length(req)));
 }
 
+AlgorithmInfo chiara_info(Collective coll) {
+  AlgorithmInfo a;
+  a.coll = coll;
+  a.params = chiara_params();
+  a.check = chiara_check;
+  a.explain = chiara_explain_request;
+  a.model_exact = false;  // stages of different lanes overlap; the ledger has the exact count
+  a.warning = chiara_warning;
+  return a;
+}
+
 std::string chiara_explain(const ChiaraShape &s) {
   std::ostringstream os;
   os << "b=" << s.b << " B=" << s.B << " I=" << s.I << " k_RS=" << s.k_rs << " k_AG=" << s.k_ag

@@ -124,6 +124,11 @@ inline std::vector<const char *> chiara_params() {
   return {"chiara_batch", "chiara_bmax", "chiara_krs", "chiara_kag", "chiara_kag_crossover"};
 }
 
+// An AlgorithmInfo with what every CHiArA algorithm shares: the CHiArA parameters, the batch-size
+// check, the shape explanation and rule warning, and a model that is an estimate. Each algorithm
+// file adds its name, description, source, restrictions, builder and model.
+AlgorithmInfo chiara_info(Collective coll);
+
 // Closed-form alpha-beta-gamma estimate of the semi-composed (composed = false) or naively
 // composed allreduce; an estimate (stages of different lanes overlap in practice).
 double chiara_model(const ChiaraShape &s, std::size_t type_size, const CostParams &c, bool composed,

@@ -42,21 +42,15 @@ double model(const PlanRequest &req, const CostParams &c) {
 
 const AlgorithmInfo &chiara_reduce_scatter_block_info() {
   static const AlgorithmInfo info = [] {
-    AlgorithmInfo a;
-    a.coll = Collective::reduce_scatter_block;
+    AlgorithmInfo a = chiara_info(Collective::reduce_scatter_block);
     a.name = "chiara";
     a.description =
         "CHiArA hierarchical reduce-scatter: intra-batch reduce-scatter, lane reduce, "
         "intra-batch redistribution";
     a.source = "Configurable and Hierarchical Allreduce, Sec. IV-A";
     a.restrictions.needs_commutative = true;
-    a.params = chiara_params();
     a.build = build;
     a.model = model;
-    a.check = chiara_check;
-    a.explain = chiara_explain_request;
-    a.model_exact = false;
-    a.warning = chiara_warning;
     return a;
   }();
   return info;
