@@ -6,6 +6,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -220,7 +221,10 @@ int run(const Call &c, Vendor vendor) {
     std::memcpy(c.recvbuf, c.sendbuf, esz * plan.out_elems);
   }
   ExecBuffers bufs{in, c.recvbuf, scratch, esz};
-  const Reducer reducer(c.dt, c.op == MPI_OP_NULL ? MPI_SUM : c.op, d->type);
+  const MPI_Op op = c.op == MPI_OP_NULL ? MPI_SUM : c.op;
+  std::optional<Reducer> own;
+  const Reducer &reducer =
+      cacheable ? ctx->predefined_reducer(c.dt, op, d->type) : own.emplace(c.dt, op, d->type);
   const int rc = execute(plan, bufs, reducer, *ctx, trace_call.phase_seconds());
   return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
 }

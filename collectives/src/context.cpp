@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <iterator>
 
 #include "trace/recorder.hpp"
 
@@ -103,9 +104,10 @@ int Context::init(MPI_Comm user) {
   rc = PMPI_Allreduce(&local, &node_size_, 1, MPI_INT, MPI_MIN, comm_);
   if (rc != MPI_SUCCESS) return rc;
   base_config_ = load_config();
-  config_ = base_config_;
+  select_state();
   rc = check_agreement();
-  if (rc == MPI_SUCCESS && config_error_ == MPI_SUCCESS) trace::on_new_communicator(comm_, config_);
+  if (rc == MPI_SUCCESS && config_error_ == MPI_SUCCESS)
+    trace::on_new_communicator(comm_, base_config_);
   return rc;
 }
 
@@ -146,17 +148,30 @@ int Context::push_override(int param, const std::string &value) {
     return MPI_ERR_ARG;
   }
   overrides_.emplace_back(param, value);
-  config_ = with_overrides(base_config_, overrides_);
-  decisions_.clear();
+  select_state();
   return MPI_SUCCESS;
 }
 
 int Context::pop_override() {
   if (overrides_.empty()) return MPI_ERR_OTHER;
   overrides_.pop_back();
-  config_ = with_overrides(base_config_, overrides_);
-  decisions_.clear();
+  select_state();
   return MPI_SUCCESS;
+}
+
+void Context::select_state() {
+  auto it = states_.find(overrides_);
+  if (it == states_.end()) {
+    // Bounded: a code cycling through more override stacks than this re-decides (cheap) rather
+    // than growing without limit. The base and the current stack are the ones worth keeping.
+    if (states_.size() >= kMaxOverrideStates) {
+      for (auto s = states_.begin(); s != states_.end();)
+        s = s->first.empty() ? std::next(s) : states_.erase(s);
+    }
+    it = states_.emplace(overrides_, OverrideState{with_overrides(base_config_, overrides_), {}})
+             .first;
+  }
+  state_ = &it->second;
 }
 
 std::shared_ptr<const Plan> Context::find_plan(const std::string &key) const {
@@ -170,13 +185,14 @@ void Context::store_plan(const std::string &key, std::shared_ptr<const Plan> pla
 }
 
 const Context::Decision *Context::find_decision(const DecisionKey &k) const {
-  auto it = decisions_.find(k);
-  return it == decisions_.end() ? nullptr : &it->second;
+  auto it = state_->decisions.find(k);
+  return it == state_->decisions.end() ? nullptr : &it->second;
 }
 
 void Context::store_decision(const DecisionKey &k, Decision d) {
-  if (decisions_.size() >= kMaxCachedPlans) decisions_.clear();
-  decisions_[k] = std::move(d);
+  if (state_->decisions.size() >= kMaxCachedPlans) state_->decisions.clear();
+  state_->decisions[k] = std::move(d);
+  ++decisions_made_;
 }
 
 std::shared_ptr<const Plan> Context::LayoutPlans::find(const Layout &l) const {
@@ -194,7 +210,7 @@ void *Context::scratch(std::size_t bytes) {
 #ifdef PCOLL_SMPI
   // Paper-scale simulation: P ranks of one process each holding a multi-MiB scratch buffer do
   // not fit in memory; above sim_shared_bytes all ranks share one block (timing-only runs).
-  const long long shared_from = config_.integer("sim_shared_bytes");
+  const long long shared_from = config().integer("sim_shared_bytes");
   if (shared_from > 0 && bytes >= static_cast<std::size_t>(shared_from)) {
     if (shared_scratch_bytes_ < bytes) {
       // SMPI_SHARED_MALLOC blocks are keyed by call site and shared by every rank; a larger

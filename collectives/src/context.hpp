@@ -8,7 +8,9 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -34,13 +36,17 @@ class Context {
   int node_size() const { return node_size_; }  // ranks sharing this rank's node (min over nodes)
   // PCOLL_RANKS_PER_NODE when set (emulated nodes), else node_size().
   int ranks_per_node() const {
-    const long long v = config_.integer("ranks_per_node");
+    const long long v = config().integer("ranks_per_node");
     return v == kAuto ? node_size_ : static_cast<int>(v);
   }
   // MPI_SUCCESS, or the error every call on this communicator returns (bad configuration).
   int config_error() const { return config_error_; }
 
-  const Config &config() const { return config_; }
+  const Config &config() const { return state_->config; }
+  // Per-communicator overrides (PCOLL_Config_push/pop). Each distinct override stack keeps its
+  // own configuration and decision cache, so a loop that pushes the same override around every
+  // call (collbench, a code switching algorithms per phase) finds its decisions still cached:
+  // a push or pop selects a cache, it never clears one.
   int push_override(int param, const std::string &value);
   int pop_override();
 
@@ -51,6 +57,18 @@ class Context {
   // Scratch memory of at least `bytes`, reused across calls.
   void *scratch(std::size_t bytes);
   std::vector<MPI_Request> &requests() { return requests_; }
+  // The reducer of the last (predefined datatype, op) pair used: finding the kernel walks the
+  // type and op tables, which a loop calling with the same pair should pay for once. Only for
+  // predefined datatypes, whose handles never change meaning (an op handle freed and reused by
+  // MPI_Op_create goes through MPI_Reduce_local, which reads the handle at each call).
+  const Reducer &predefined_reducer(MPI_Datatype dt, MPI_Op op, const TypeInfo &ti) {
+    if (!reducer_ || reducer_dt_ != dt || reducer_op_ != op) {
+      reducer_.emplace(dt, op, ti);
+      reducer_dt_ = dt;
+      reducer_op_ = op;
+    }
+    return *reducer_;
+  }
 
   // True the first time a (reason) is seen on this communicator.
   bool first_warning(const std::string &reason) { return warned_.insert(reason).second; }
@@ -96,6 +114,8 @@ class Context {
   };
   const Decision *find_decision(const DecisionKey &k) const;
   void store_decision(const DecisionKey &k, Decision d);
+  // How many decisions were made (selection + planning: the slow path) on this communicator.
+  std::size_t decisions_made() const { return decisions_made_; }
 
   ~Context();
 
@@ -107,8 +127,9 @@ class Context {
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1, node_size_ = 1;
   int config_error_ = MPI_SUCCESS;
-  Config base_config_, config_;
-  std::vector<std::pair<int, std::string>> overrides_;
+  Config base_config_;
+  using Overrides = std::vector<std::pair<int, std::string>>;
+  Overrides overrides_;
   std::unordered_map<std::string, std::shared_ptr<const Plan>> plans_;
   std::vector<char> scratch_;
 #ifdef PCOLL_SMPI
@@ -116,6 +137,9 @@ class Context {
   std::size_t shared_scratch_bytes_ = 0;
 #endif
   std::vector<MPI_Request> requests_;
+  std::optional<Reducer> reducer_;
+  MPI_Datatype reducer_dt_ = MPI_DATATYPE_NULL;
+  MPI_Op reducer_op_ = MPI_OP_NULL;
   struct KeyHash {
     std::size_t operator()(const DecisionKey &k) const {
       return std::hash<const void *>{}(reinterpret_cast<const void *>(k.dt)) * 31 +
@@ -123,7 +147,19 @@ class Context {
              (k.commutative ? 1 : 0) + (k.has_op ? 2 : 0) + static_cast<std::size_t>(k.root) * 131;
     }
   };
-  std::unordered_map<DecisionKey, Decision, KeyHash> decisions_;
+  using Decisions = std::unordered_map<DecisionKey, Decision, KeyHash>;
+  // The configuration and decisions of one override stack (the empty stack: the base).
+  struct OverrideState {
+    Config config;
+    Decisions decisions;
+  };
+  static constexpr std::size_t kMaxOverrideStates = 64;
+  // std::map: its nodes never move, so state_ and the strings PCOLL_Config_get hands out stay
+  // valid until the state is dropped (only when more than kMaxOverrideStates stacks were seen).
+  std::map<Overrides, OverrideState> states_;
+  OverrideState *state_ = nullptr;
+  std::size_t decisions_made_ = 0;
+  void select_state();  // state_ = the state of overrides_, created on first use
   bool inter_ = false;
   std::set<std::string> warned_;
 };

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "context.hpp"
 #include "harness.hpp"
 
 namespace {
@@ -142,6 +143,34 @@ TEST_CASE("PCOLL_Config_get returns the effective value", "[api]") {
   REQUIRE(PCOLL_Config_get(c, "tree_arity", &v) == MPI_SUCCESS);
   CHECK(std::string(v) == "2");
   CHECK(error_class(PCOLL_Config_get(c, "no_such_parameter", &v)) == MPI_ERR_ARG);
+  MPI_Comm_free(&c);
+}
+
+TEST_CASE("decisions survive scoped overrides: a repeated push finds its cached decision",
+          "[api]") {
+  // collbench and codes that switch algorithms per phase push an override around every call;
+  // the call under a push seen before must take the cached path (no selection, no planning).
+  MPI_Comm c = fresh_comm();
+  const int P = pcoll_test::size_of(c);
+  int err = MPI_SUCCESS;
+  pcoll::Context *ctx = pcoll::Context::get(c, &err);
+  REQUIRE(ctx != nullptr);
+  const std::size_t before = ctx->decisions_made();
+  const std::vector<std::string> algos = {"ring", "recursive_doubling", "vendor"};
+  for (int rep = 0; rep < 4; ++rep) {
+    for (const std::string &a : algos) {
+      pcoll::ScopedConfig use(c, "allreduce", a);
+      double x = pcoll_test::rank_of(c) + 1, y = 0;
+      REQUIRE(PCOLL_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, c) == MPI_SUCCESS);
+      CHECK(y == P * (P + 1) / 2.0);
+      const char *used = nullptr;
+      PCOLL_Get_last_algorithm(c, &used);
+      CHECK(std::string(used) == a);
+    }
+    double x = 1, y = 0;  // and the base configuration between the pushes
+    REQUIRE(PCOLL_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, c) == MPI_SUCCESS);
+  }
+  CHECK(ctx->decisions_made() - before == algos.size() + 1);
   MPI_Comm_free(&c);
 }
 
