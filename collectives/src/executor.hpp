@@ -3,8 +3,11 @@
 // Per round: post every receive, then every send; run the local operations in plan order, each
 // waiting only for the receive it depends on (so the reduction of an early segment overlaps the
 // transfer of later ones, while the order of reductions, and so the bits of the result, stays
-// fixed); complete the round. Messages travel as MPI_BYTE: the plan only uses contiguous
-// datatypes, and the reduction uses the real datatype.
+// fixed); complete the round. A round of at most one message each way whose operations all wait
+// for its receive (recursive doubling, ring, most tree steps) is one blocking PMPI_Sendrecv (or
+// Send, or Recv) instead: the same semantics with a third of the library calls and no requests.
+// Messages travel as MPI_BYTE: the plan only uses contiguous datatypes, and the reduction uses
+// the real datatype.
 #pragma once
 
 #include <mpi.h>
