@@ -10,6 +10,9 @@
 // aligned blocks of new ranks, and the received block is put on the left exactly when it comes
 // from lower ranks, so rank order is kept and non-commutative ops are exact (checked by the
 // symbolic tests). Each element is reduced on one rank only: all ranks hold identical bits.
+// Fewer elements than P' blocks: the plan is recursive doubling's, as in Open MPI
+// (ompi_coll_base_allreduce_intra_redscat_allgather, count < pof2) and MPICH (count >= pof2 for
+// the reduce-scatter/allgather path): halving steps of empty blocks only add latency.
 //
 // Restrictions: none.
 // Cost (f = 1 if P is not a power of two):
@@ -27,8 +30,9 @@ Plan build(const PlanRequest &req) {
             ag = plan.phase_index("allgather"), unfold_ph = plan.phase_index("unfold");
   const std::size_t n = req.count;
   if (req.size == 1 || n == 0) return plan;
-  plan.tmp_elems = n;
   const PowerOfTwoFold f(req.size);
+  if (n < static_cast<std::size_t>(f.pof2)) return recursive_doubling_allreduce_info().build(req);
+  plan.tmp_elems = n;
   f.fold(plan, req.rank, out_range(0, n), tmp_range(0, n), fold_ph);
   const int nr = f.new_rank(req.rank);
   if (nr >= 0) {
@@ -40,8 +44,10 @@ Plan build(const PlanRequest &req) {
 }
 
 double model(const PlanRequest &req, const CostParams &c) {
-  const double n = double(req.count * req.type_size);
   const PowerOfTwoFold f(req.size);
+  if (req.count < static_cast<std::size_t>(f.pof2))
+    return recursive_doubling_allreduce_info().model(req, c);
+  const double n = double(req.count * req.type_size);
   const double lg = f.log2_pof2(), fo = f.rem > 0 ? 1 : 0, q = double(f.pof2);
   return (2 * lg + 2 * fo) * c.alpha + (2 * (q - 1) / q + 2 * fo) * c.beta * n +
          ((q - 1) / q + fo) * c.gamma * n;

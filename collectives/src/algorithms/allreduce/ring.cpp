@@ -10,6 +10,10 @@
 // most that many bytes, and each segment is reduced as soon as it arrives while the following
 // segments are still in flight (overlap of reduction and transfer inside a step).
 //
+// Fewer elements than ranks (count < P): most chunks would be empty and the 2(P-1) latency-bound
+// steps buy nothing, so the plan is recursive doubling's, as Open MPI's coll/base ring does
+// (ompi_coll_base_allreduce_intra_ring: "count < size: use recursive doubling").
+//
 // Restrictions: needs a commutative op (chunk c is accumulated starting at rank c+1, not rank 0).
 // Cost: T = 2(P-1) alpha + 2 (P-1)/P beta n + (P-1)/P gamma n   (times the segments per chunk for
 // the alpha term when segmented). Temporary: one chunk, ceil(n/P) bytes.
@@ -48,6 +52,8 @@ Plan build(const PlanRequest &req) {
   const int rs = plan.phase_index("reduce_scatter"), ag = plan.phase_index("allgather");
   const int P = req.size, me = req.rank;
   if (P == 1 || req.count == 0) return plan;
+  if (req.count < static_cast<std::size_t>(P))
+    return recursive_doubling_allreduce_info().build(req);
   const BlockSplit chunks{req.count, static_cast<std::size_t>(P)};
   const std::size_t seg = segment_elems(req);
   plan.tmp_elems = chunks.length(0);
@@ -67,6 +73,8 @@ Plan build(const PlanRequest &req) {
 }
 
 double model(const PlanRequest &req, const CostParams &c) {
+  if (req.count < static_cast<std::size_t>(req.size))
+    return recursive_doubling_allreduce_info().model(req, c);
   const double n = double(req.count * req.type_size), P = req.size;
   const std::size_t seg = segment_elems(req);
   const std::size_t chunk = (req.count + req.size - 1) / req.size;
