@@ -127,12 +127,13 @@ int decide(Context &ctx, const Call &c, bool commutative, Context::Decision &d) 
   shape.send_matches = send_matches(c, shape.type);
   shape.ranks_per_node = ctx.ranks_per_node();
   shape.root = c.root;
-  const Selection sel = select_algorithm(ctx.config(), shape);
+  const Selection sel = select_algorithm(ctx.config(), ctx.rules(), shape);
   if (int rc = apply_fallback(ctx, sel, c.comm); rc != MPI_SUCCESS) return rc;
   d.algo = sel.algo;
   d.type = shape.type;
   if (sel.algo->is_vendor()) return MPI_SUCCESS;
-  const PlanRequest req = plan_request(*sel.algo, ctx.config(), ctx.rank(), shape);
+  const PlanRequest req =
+      plan_request(*sel.algo, effective_config(ctx.config(), sel), ctx.rank(), shape);
   if (sel.algo->warning && ctx.config().get("fallback") == "warn") {
     // Shapes an algorithm handles poorly (e.g. CHiArA without a usable batch size) are said once.
     const std::string note = sel.algo->warning(req);

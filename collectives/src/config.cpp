@@ -113,6 +113,13 @@ std::vector<ParamSpec> build_table() {
           .about(
               "treat consecutive groups of this many ranks as nodes (CHiArA's b_max, the ledger's "
               "intra/inter-node split); auto = MPI_COMM_TYPE_SHARED"));
+  t.push_back(
+      ParamSpec::text("rules", "builtin")
+          .about("selection rules `auto` consults first (rules.hpp): a TOML file written by "
+                 "scripts/pcoll-tune.sh, `builtin` = the file shipped as inputs/rules/default.toml "
+                 "(compiled in), `none` = the cost model alone; a file that does not parse, names "
+                 "an unknown algorithm or has overlapping ranges fails every call with its line "
+                 "and the reason"));
   // --- cost model used by auto selection and the ledger ---------------------------------------
   t.push_back(ParamSpec::real("model_alpha", "2e-6", 0, 1)
 
@@ -187,6 +194,10 @@ bool parse_number(const std::string &text, bool is_size, long long &out) {
 }
 
 }  // namespace
+
+bool parse_size(const std::string &text, long long &out) {
+  return parse_number(text, true, out);
+}
 
 const std::vector<ParamSpec> &param_table() {
   static const std::vector<ParamSpec> table = build_table();

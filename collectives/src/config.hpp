@@ -87,6 +87,8 @@ long long parse_integer(const ParamSpec &spec, const std::string &value);
 // The value as users write it: the choice's name, "auto", or the number.
 std::string param_text(const std::string &name, long long value);
 double parse_real(const std::string &value);
+// "4096", "4k", "1MiB", ... (powers of 1024); false on anything else.
+bool parse_size(const std::string &text, long long &out);
 
 // Where a value came from, for pcoll-info and the trace log.
 // (A rules file, PCOLL_RULES, will add its own source when it exists.)

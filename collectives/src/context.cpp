@@ -115,23 +115,34 @@ int Context::init(MPI_Comm user) {
 // and deadlock. One allreduce of (hash, ~hash) per parameter finds any disagreement.
 int Context::check_agreement() {
   const auto &table = param_table();
-  const std::size_t n = table.size();
+  // One entry per parameter, and one more for the contents of the rules file: ranks reading
+  // different files under one path (node-local copies) would choose differently.
+  const std::size_t n = table.size() + 1;
   std::vector<std::uint64_t> h(2 * n), r(2 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    h[i] = std::hash<std::string>{}(base_config_.values[i]);
-    h[n + i] = ~h[i];
-  }
+  for (std::size_t i = 0; i + 1 < n; ++i) h[i] = std::hash<std::string>{}(base_config_.values[i]);
+  h[n - 1] = state_->rules ? state_->rules->fingerprint : 0;
+  for (std::size_t i = 0; i < n; ++i) h[n + i] = ~h[i];
   int rc =
       PMPI_Allreduce(h.data(), r.data(), static_cast<int>(2 * n), MPI_UINT64_T, MPI_MAX, comm_);
   if (rc != MPI_SUCCESS) return rc;
   for (std::size_t i = 0; i < n; ++i) {
     if (r[i] != ~r[n + i]) {  // max != min
-      report("ranks disagree on " + env_name(table[i]) + " (rank " + std::to_string(rank_) +
-             " has '" + base_config_.values[i] +
-             "'); every rank must run with the same pcoll configuration");
+      if (i + 1 == n)
+        report("ranks disagree on the contents of the rules file PCOLL_RULES=" +
+               base_config_.get("rules") + " (rank " + std::to_string(rank_) +
+               "); every rank must read the same rules");
+      else
+        report("ranks disagree on " + env_name(table[i]) + " (rank " + std::to_string(rank_) +
+               " has '" + base_config_.values[i] +
+               "'); every rank must run with the same pcoll configuration");
       config_error_ = MPI_ERR_ARG;
       return MPI_SUCCESS;
     }
+  }
+  if (!state_->rules_error.empty()) {
+    if (rank_ == 0) report(state_->rules_error);
+    config_error_ = MPI_ERR_ARG;
+    return MPI_SUCCESS;
   }
   const std::string e = base_config_.first_error();
   if (!e.empty()) {
@@ -149,6 +160,13 @@ int Context::push_override(int param, const std::string &value) {
   }
   overrides_.emplace_back(param, value);
   select_state();
+  if (!state_->rules_error.empty()) {  // a rules file pushed by name that does not load
+    report(state_->rules_error + " (in a configuration override)");
+    states_.erase(overrides_);
+    overrides_.pop_back();
+    select_state();
+    return MPI_ERR_ARG;
+  }
   return MPI_SUCCESS;
 }
 
@@ -168,8 +186,24 @@ void Context::select_state() {
       for (auto s = states_.begin(); s != states_.end();)
         s = s->first.empty() ? std::next(s) : states_.erase(s);
     }
-    it = states_.emplace(overrides_, OverrideState{with_overrides(base_config_, overrides_), {}})
-             .first;
+    OverrideState st;
+    st.config = with_overrides(base_config_, overrides_);
+    const std::string &spec = st.config.get("rules");
+    auto cached = rules_cache_.find(spec);
+    if (cached == rules_cache_.end()) {
+      std::string error;
+      std::shared_ptr<const Rules> r = load_rules(spec, &error);
+      if (!r) {
+        st.rules_error = error;
+        r = std::make_shared<const Rules>();  // never null; the error stops every call
+      } else {
+        rules_cache_.emplace(spec, r);
+      }
+      st.rules = std::move(r);
+    } else {
+      st.rules = cached->second;
+    }
+    it = states_.emplace(overrides_, std::move(st)).first;
   }
   state_ = &it->second;
 }

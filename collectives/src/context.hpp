@@ -21,6 +21,7 @@
 #include "plan.hpp"
 #include "reduce.hpp"
 #include "registry.hpp"
+#include "rules.hpp"
 
 namespace pcoll {
 
@@ -43,6 +44,9 @@ class Context {
   int config_error() const { return config_error_; }
 
   const Config &config() const { return state_->config; }
+  // The rules `auto` consults (PCOLL_RULES of the current configuration); never null once the
+  // context exists without a configuration error.
+  const Rules *rules() const { return state_->rules.get(); }
   // Per-communicator overrides (PCOLL_Config_push/pop). Each distinct override stack keeps its
   // own configuration and decision cache, so a loop that pushes the same override around every
   // call (collbench, a code switching algorithms per phase) finds its decisions still cached:
@@ -151,8 +155,12 @@ class Context {
   // The configuration and decisions of one override stack (the empty stack: the base).
   struct OverrideState {
     Config config;
+    std::shared_ptr<const Rules> rules;
+    std::string rules_error;  // why PCOLL_RULES of this configuration was rejected
     Decisions decisions;
   };
+  // Parsed rules files by PCOLL_RULES value, shared by the override states.
+  std::map<std::string, std::shared_ptr<const Rules>> rules_cache_;
   static constexpr std::size_t kMaxOverrideStates = 64;
   // std::map: its nodes never move, so state_ and the strings PCOLL_Config_get hands out stay
   // valid until the state is dropped (only when more than kMaxOverrideStates stacks were seen).

@@ -72,11 +72,37 @@ const AlgorithmInfo *auto_choice(Collective coll, const Config &cfg, const CallS
   return best ? best : find_algorithm(coll, "vendor");
 }
 
-Selection select_algorithm(const Config &cfg, const CallShape &shape) {
+std::size_t rule_bytes(const CallShape &shape) {
+  return collective_info(shape.coll).vector_elems(shape.count, shape.size) * shape.type.size;
+}
+
+Config effective_config(const Config &cfg, const Selection &sel) {
+  return sel.rule && !sel.rule->params.empty() ? with_overrides(cfg, sel.rule->params) : cfg;
+}
+
+Selection select_algorithm(const Config &cfg, const Rules *rules, const CallShape &shape) {
   Selection sel;
   const std::string &name = cfg.get(collective_name(shape.coll));
   if (name == "auto") {
+    const Rule *r = rules ? rules->match(shape.coll, shape.size, rule_bytes(shape)) : nullptr;
+    if (r != nullptr) {
+      const std::string no = restriction_failure(
+          *r->algo, shape, r->params.empty() ? cfg : with_overrides(cfg, r->params));
+      if (no.empty()) {
+        sel.algo = sel.requested = r->algo;
+        sel.rule = r;
+        sel.why = "rule " + r->describe() + " of " + rules->source;
+        return sel;
+      }
+      sel.why = "rule " + r->describe() + " skipped (" + no + "); ";
+    } else {
+      sel.why = rules && !rules->rules.empty() ? "no rule of " + rules->source + " matches; "
+                                               : "no rules; ";
+    }
     sel.algo = sel.requested = auto_choice(shape.coll, cfg, shape);
+    sel.why += collective_info(shape.coll).auto_rule
+                   ? "the collective's size rule or the cost model"
+                   : "the cost model (lowest model time)";
     return sel;
   }
   sel.requested = find_algorithm(shape.coll, name);

@@ -1,7 +1,9 @@
 // Selection: which algorithm serves a call. Precedence: per-communicator override (C++ scoped
-// override / PCOLL_Config_push) > PCOLL_<COLLECTIVE> environment variable > built-in `auto`.
-// `auto` takes the algorithm with the lowest closed-form alpha-beta-gamma time among those whose
-// restrictions hold, with the model parameters PCOLL_MODEL_ALPHA/BETA/GAMMA. The choice depends
+// override / PCOLL_Config_push) > PCOLL_<COLLECTIVE> environment variable > `auto`.
+// `auto` takes, in this order: the first rule of the rules file (PCOLL_RULES, rules.hpp: measured
+// choices, vendor included) whose (P, bytes) ranges hold the call and whose algorithm can serve
+// it; the collective's own size rule (alltoall's pairwise threshold); the algorithm with the
+// lowest closed-form alpha-beta-gamma time (PCOLL_MODEL_ALPHA/BETA/GAMMA). The choice depends
 // only on values every rank agrees on (P, count, datatype size and layout, op commutativity and
 // the configuration, which is checked for agreement), so all ranks choose alike.
 #pragma once
@@ -11,6 +13,7 @@
 #include "config.hpp"
 #include "reduce.hpp"
 #include "registry.hpp"
+#include "rules.hpp"
 
 namespace pcoll {
 
@@ -34,6 +37,8 @@ struct Selection {
   const AlgorithmInfo *algo = nullptr;  // never null on success
   const AlgorithmInfo *requested = nullptr;
   std::string fallback_reason;  // why `requested` could not serve the call, if it could not
+  const Rule *rule = nullptr;   // the rule `auto` followed, if any (its params apply)
+  std::string why;              // how `auto` chose (pcoll-info --select)
 };
 
 // Why `algo` cannot serve `shape` with configuration `cfg` (empty when it can).
@@ -43,8 +48,14 @@ std::string restriction_failure(const AlgorithmInfo &algo, const CallShape &shap
 PlanRequest plan_request(const AlgorithmInfo &algo, const Config &cfg, int rank,
                          const CallShape &shape);
 CostParams cost_params(const Config &cfg);
-// The `auto` choice (never vendor unless nothing else can serve the call).
+// The `auto` choice without rules: the collective's size rule, else the cost model (never vendor
+// unless nothing else can serve the call).
 const AlgorithmInfo *auto_choice(Collective coll, const Config &cfg, const CallShape &shape);
-Selection select_algorithm(const Config &cfg, const CallShape &shape);
+// The message size rules are matched on: nccl-tests' size, the whole vector, in bytes.
+std::size_t rule_bytes(const CallShape &shape);
+// `rules` may be null (no rules).
+Selection select_algorithm(const Config &cfg, const Rules *rules, const CallShape &shape);
+// The configuration a selection's plan is built with: `cfg` with the rule's parameters applied.
+Config effective_config(const Config &cfg, const Selection &sel);
 
 }  // namespace pcoll

@@ -33,6 +33,8 @@ const char *kUsage =
     "                  [--set NAME=VALUE]... [--alpha S] [--beta S_PER_BYTE] [--gamma S_PER_BYTE]\n"
     "                  [--ranks-per-node N] [--show-rank R]\n"
     "       pcoll-info --select COLLECTIVE --ranks P --count N [--type T] [--set NAME=VALUE]...\n"
+    "                  (which algorithm a call would use and why: the rule of PCOLL_RULES that\n"
+    "                  fired with its evidence, or the cost model; --set rules=FILE tries a file)\n"
     "T: double float int long char or a size in bytes (default double).\n"
     "N: elements (allreduce) or elements per rank (reduce_scatter_block, allgather) or per\n"
     "   destination (alltoall).\n";
@@ -192,15 +194,36 @@ int main(int argc, char **argv) {
   const double bytes = double(shape.count * shape.type.size);
 
   if (mode == "select") {
-    const AlgorithmInfo *best = auto_choice(coll, cfg, shape);
+    std::string rules_error;
+    const auto rules = load_rules(cfg.get("rules"), &rules_error);
+    if (!rules) die(rules_error);
+    const Selection sel = select_algorithm(cfg, rules.get(), shape);
+    const AlgorithmInfo *model_best = auto_choice(coll, cfg, shape);
     std::printf("%s, P=%d, %lld x %zu B = %s; model alpha=%g s beta=%g s/B gamma=%g s/B\n",
                 collective_name(coll), ranks, count, shape.type.size, human_bytes(bytes).c_str(),
                 cost.alpha, cost.beta, cost.gamma);
+    std::printf("rules: %s%s%s\n", rules->source.c_str(),
+                rules->origin.empty() ? "" : "; origin: ", rules->origin.c_str());
     for (const AlgorithmInfo *a : algorithms_of(coll)) {
       if (a->is_vendor() || !a->model) continue;
       const double t = a->model(plan_request(*a, cfg, 0, shape), cost);
-      std::printf("  %-20s %12.3f us%s\n", a->name, t * 1e6, a == best ? "   <- auto" : "");
+      std::printf("  %-20s %12.3f us%s\n", a->name, t * 1e6,
+                  a == model_best ? "   <- lowest model time" : "");
     }
+    const std::string &asked = cfg.get(collective_name(coll));
+    std::printf("%s = %s -> %s",
+                env_name(param_table()[param_index(collective_name(coll))]).c_str(), asked.c_str(),
+                sel.algo->name);
+    if (sel.rule)
+      for (const auto &p : sel.rule->params)
+        std::printf(" %s=%s", param_table()[p.first].name, p.second.c_str());
+    std::printf("\n");
+    if (asked == "auto") std::printf("  why: %s\n", sel.why.c_str());
+    if (sel.rule && !sel.rule->evidence.empty())
+      std::printf("  evidence: %s\n", sel.rule->evidence.c_str());
+    if (!sel.fallback_reason.empty())
+      std::printf("  fallback: %s cannot serve this call: %s\n", sel.requested->name,
+                  sel.fallback_reason.c_str());
     return 0;
   }
 

@@ -4,8 +4,10 @@
 #include <pcoll/pcoll.h>
 #include <pcoll/pcoll.hpp>
 
+#include <unistd.h>
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -171,6 +173,58 @@ TEST_CASE("decisions survive scoped overrides: a repeated push finds its cached 
     REQUIRE(PCOLL_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, c) == MPI_SUCCESS);
   }
   CHECK(ctx->decisions_made() - before == algos.size() + 1);
+  MPI_Comm_free(&c);
+}
+
+TEST_CASE("auto follows the rules file; a bad rules file is rejected with its line", "[rules]") {
+  MPI_Comm c = fresh_comm();
+  const int P = pcoll_test::size_of(c);
+  // One file, written by rank 0, read by all: ring for this P up to 1 KiB, vendor above.
+  char path[64] = "";
+  if (pcoll_test::rank_of(c) == 0) {
+    std::snprintf(path, sizeof path, "/tmp/pcoll-rules-test-%d.toml", static_cast<int>(getpid()));
+    std::FILE *f = std::fopen(path, "w");
+    REQUIRE(f != nullptr);
+    std::fprintf(f,
+                 "[origin]\ntool = \"errors_test\"\n[[allreduce]]\nranks = %d\nbytes = [0, "
+                 "\"1k\"]\nalgorithm = \"ring\"\n[[allreduce]]\nranks = %d\nbytes = [1025, "
+                 "\"inf\"]\nalgorithm = \"vendor\"\n",
+                 P, P);
+    std::fclose(f);
+  }
+  MPI_Bcast(path, sizeof path, MPI_CHAR, 0, c);
+  {
+    pcoll::ScopedConfig use(c, "rules", path);
+    pcoll::ScopedConfig automatic(c, "allreduce", "auto");
+    for (int count : {1, 128, 129, 4096}) {
+      std::vector<double> x(static_cast<std::size_t>(count), 1.0), y(x.size());
+      REQUIRE(PCOLL_Allreduce(x.data(), y.data(), count, MPI_DOUBLE, MPI_SUM, c) == MPI_SUCCESS);
+      CHECK(y.back() == P);
+      const char *used = nullptr;
+      PCOLL_Get_last_algorithm(c, &used);
+      CHECK(std::string(used) == (count * 8 <= 1024 ? "ring" : "vendor"));
+    }
+  }
+  MPI_Barrier(c);
+  if (pcoll_test::rank_of(c) == 0) {  // now break it: an unknown algorithm on line 6
+    std::FILE *f = std::fopen(path, "w");
+    std::fprintf(f,
+                 "[[allreduce]]\nranks = 2\nbytes = 8\nalgorithm = \"ring\"\n[[allreduce]]\n"
+                 "ranks = 3\nbytes = 8\nalgorithm = \"warp_drive\"\n");
+    std::fclose(f);
+  }
+  MPI_Barrier(c);
+  // A fresh communicator reads the file again (the old one keeps its parsed copy).
+  MPI_Comm d = fresh_comm();
+  g_handler_calls = 0;
+  CHECK(error_class(PCOLL_Config_push(d, "rules", path)) == MPI_ERR_ARG);
+  CHECK(g_handler_calls == 1);
+  const char *v = nullptr;
+  REQUIRE(PCOLL_Config_get(d, "rules", &v) == MPI_SUCCESS);
+  CHECK(std::string(v) == "builtin");  // the failed push left nothing behind
+  MPI_Comm_free(&d);
+  MPI_Barrier(c);
+  if (pcoll_test::rank_of(c) == 0) std::remove(path);
   MPI_Comm_free(&c);
 }
 
