@@ -28,7 +28,11 @@ std::string show(const toml::node &n) {
     os << s->get();
   else if (const auto *f = n.as_floating_point())
     os << std::setprecision(6) << f->get();
-  else
+  else if (const auto *a = n.as_array()) {
+    os << '[';
+    for (std::size_t i = 0; i < a->size(); ++i) os << (i ? ", " : "") << show((*a)[i]);
+    os << ']';
+  } else
     n.visit([&os](const auto &v) { os << v; });
   return os.str();
 }

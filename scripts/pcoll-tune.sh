@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# pcoll-tune: measures which algorithm serves each (P, message size) best on this machine and
+# writes a rules file for `auto` (PCOLL_RULES=FILE; inputs/rules/default.toml is one).
+#   scripts/pcoll-tune.sh [--ranks "2 3 4 5 6 7 8"] [--coll allreduce] [--sizes 8,64,...]
+#       [--algos "vendor ring tree:tree_arity=4 ..."] [--trials 41] [--warmup 5]
+#       [--out rules.toml] [--workdir DIR] [--no-build]
+# Method (the seed article's warning: never choose and report on the same samples):
+#   1. selection run: collbench (warm, cached path, barrier before each call, max over ranks,
+#      algorithms in a random order per trial) over every candidate; per size the candidate with
+#      the lowest median wins;
+#   2. validation run: a fresh collbench launch with another order seed, the winner against the
+#      vendor only: a non-vendor winner is kept only if the bootstrap interval of its speedup over
+#      the vendor lies above 1.0 ("faster"); otherwise the rule is `vendor` (nothing beat it);
+#   3. adjacent sizes with the same choice merge into one byte range (boundaries at the geometric
+#      midpoint between measured sizes; the last range is open); each rule carries its evidence.
+# Ranks above the core count are oversubscribed (say so in the origin); the origin records the
+# date, machine, MPI library, pcoll revision and the command.
+set -euo pipefail
+here="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)"
+# shellcheck source=lib/common.sh
+source "${here}/lib/common.sh"
+export PCOLL_LOG_TAG=pcoll-tune
+root="$(pcoll_repo_root)"
+build="${PCOLL_BUILD_DIR:-${root}/build}"
+ranks="2 3 4 5 6 7 8" coll=allreduce sizes="8,64,512,4k,32k,256k,1m" algos="" trials=41 warmup=5
+out="" workdir="" do_build=1
+cmdline="scripts/pcoll-tune.sh $*"
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --ranks) ranks="$2"; shift 2 ;;
+        --coll) coll="$2"; shift 2 ;;
+        --sizes) sizes="$2"; shift 2 ;;
+        --algos) algos="$2"; shift 2 ;;
+        --trials) trials="$2"; shift 2 ;;
+        --warmup) warmup="$2"; shift 2 ;;
+        --out) out="$2"; shift 2 ;;
+        --workdir) workdir="$2"; shift 2 ;;
+        --no-build) do_build=0; shift ;;
+        -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) pcoll_die "unknown argument '$1' (see --help)" ;;
+    esac
+done
+[[ "${trials}" =~ ^[0-9]+$ && "${trials}" -ge 5 ]] || pcoll_die "--trials must be >= 5 (got '${trials}')"
+
+if [[ ${do_build} -eq 1 || ! -x "${build}/apps/collbench/collbench" ]]; then
+    "${here}/build.sh" "${build}" collbench pcoll-info
+fi
+bench="${build}/apps/collbench/collbench"
+[[ -x "${bench}" ]] || pcoll_die "${bench} was not built"
+listed="$("${bench}" --list 2>/dev/null | awk -v c="${coll}" '$1 == c {$1 = ""; sub(/^ +/, ""); print}')"
+[[ -n "${listed}" ]] || pcoll_die "collbench cannot run '${coll}'"
+if [[ -z "${algos}" ]]; then
+    # Every algorithm with its defaults, plus the parameter settings most worth trying here.
+    algos="${listed}"
+    [[ " ${listed} " == *" tree "* ]] && algos+=" tree:tree_arity=4"
+    [[ " ${listed} " == *" ring "* ]] && algos+=" ring:ring_segment=32k"
+fi
+algos="$(tr -s ' ' <<<"${algos}" | sed 's/^ //; s/ $//')"
+[[ " ${algos} " == *" vendor "* ]] || algos="vendor ${algos}"
+py="$(pcoll_python)" || pcoll_die "no python3 with h5py (see above)"
+workdir="${workdir:-${build}/results/tune-${coll}-$(date +%Y%m%d-%H%M%S)}"
+out="${out:-${workdir}/rules.toml}"
+mkdir -p "${workdir}"
+pcoll_mpirun_env
+export OMP_PROC_BIND="${OMP_PROC_BIND:-false}"
+cores="$(nproc 2>/dev/null || echo 1)"
+logs=()
+for P in ${ranks}; do
+    [[ "${P}" =~ ^[0-9]+$ && "${P}" -ge 2 ]] || pcoll_die "--ranks: '${P}' is not a rank count >= 2"
+    (( P > cores )) && export OMPI_MCA_mpi_yield_when_idle=1
+    for phase in select validate; do
+        seed=$([[ ${phase} == select ]] && echo 1 || echo 2)
+        log="${workdir}/${phase}_P${P}.h5"
+        pcoll_msg "P=${P} ${phase}: ${algos// /,} at ${sizes}, ${trials} trials"
+        # The validation run re-times every candidate as well (same code path, fresh launch,
+        # another order): the chooser only reads the winner and the vendor from it.
+        # shellcheck disable=SC2086
+        mpiexec -n "${P}" "${bench}" --coll "${coll}" --algos "${algos// /,}" --sizes "${sizes}" \
+            --trials "${trials}" --warmup "${warmup}" --seed "${seed}" --no-overhead -q \
+            --log "${log}" --no-trace-calls >"${workdir}/${phase}_P${P}.txt" 2>&1 ||
+            { tail -n 20 "${workdir}/${phase}_P${P}.txt" >&2; pcoll_die "collbench failed (P=${P})"; }
+        logs+=("${log}")
+    done
+done
+mpi="$(mpirun --version 2>/dev/null | head -n1 || echo unknown)"
+rev="$(git -C "${root}" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+cpu="$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || echo unknown)"
+"${py}" "${here}/tune_rules.py" --coll "${coll}" --out "${out}" \
+    --origin "tool=pcoll-tune" --origin "date=$(date -u +%Y-%m-%dT%H:%MZ)" \
+    --origin "machine=$(hostname), ${cores} cores, ${cpu}" --origin "mpi=${mpi}" \
+    --origin "pcoll=${rev}" --origin "command=${cmdline}" \
+    --origin "load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) (1/5/15-min load average at the end)" \
+    "${logs[@]}" | tee "${workdir}/report.md"
+pcoll_msg "rules: ${out} (use: PCOLL_RULES=${out}; check: pcoll-info --select ${coll} --ranks P --count N --set rules=${out})"
