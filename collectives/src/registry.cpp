@@ -63,8 +63,9 @@ CollectiveInfo allreduce_row() {
   c.name = "allreduce";
   c.mpi_name = "MPI_Allreduce";
   c.select_description =
-      "allreduce algorithm; auto picks the lowest alpha-beta-gamma model time among the "
-      "algorithms whose restrictions hold";
+      "allreduce algorithm; auto = the first matching rule of PCOLL_RULES (measured choices, "
+      "vendor included), else the lowest alpha-beta-gamma model time among the algorithms whose "
+      "restrictions hold";
   c.in_elems = c.out_elems = same;  // count: the whole vector
   c.copy_in_to_out = true;
   c.in_place_offset = at_zero;
@@ -91,7 +92,8 @@ CollectiveInfo reduce_scatter_block_row() {
   c.id = Collective::reduce_scatter_block;
   c.name = "reduce_scatter_block";
   c.mpi_name = "MPI_Reduce_scatter_block";
-  c.select_description = "reduce_scatter_block algorithm; auto as for allreduce";
+  c.select_description =
+      "reduce_scatter_block algorithm; auto as for allreduce (rules, then the model)";
   c.in_elems = times_p;  // count = recvcount, the per-rank block; input P*count
   c.out_elems = same;
   c.in_place_offset = at_zero;  // the whole P*count input, the result in front
@@ -120,7 +122,7 @@ CollectiveInfo allgather_row() {
   c.id = Collective::allgather;
   c.name = "allgather";
   c.mpi_name = "MPI_Allgather";
-  c.select_description = "allgather algorithm; auto as for allreduce";
+  c.select_description = "allgather algorithm; auto as for allreduce (rules, then the model)";
   c.takes_op = false;
   c.in_elems = same;  // count = sendcount = recvcount, the per-rank block; result P*count
   c.out_elems = times_p;
@@ -150,7 +152,8 @@ CollectiveInfo alltoall_row() {
   c.name = "alltoall";
   c.mpi_name = "MPI_Alltoall";
   c.select_description =
-      "alltoall algorithm; auto = the size dispatch of HPX's pairwise all_to_all PR: pairwise when "
+      "alltoall algorithm; auto = a matching rule of PCOLL_RULES, else the size dispatch of HPX's "
+      "pairwise all_to_all PR: pairwise when "
       "the bytes per destination (recvcount * type size) are at least pairwise_threshold, else "
       "routed (measured fastest below the threshold at P = 4 and 8, README)";
   c.takes_op = false;
@@ -224,7 +227,8 @@ CollectiveInfo bcast_row() {
   c.id = Collective::bcast;
   c.name = "bcast";
   c.mpi_name = "MPI_Bcast";
-  c.select_description = "bcast algorithm; auto picks the lowest model time";
+  c.select_description =
+      "bcast algorithm; auto = a matching rule of PCOLL_RULES, else the lowest model time";
   c.takes_op = false;
   c.takes_root = true;
   c.in_elems = c.out_elems = same;
@@ -242,7 +246,8 @@ CollectiveInfo reduce_row() {
   c.id = Collective::reduce;
   c.name = "reduce";
   c.mpi_name = "MPI_Reduce";
-  c.select_description = "reduce algorithm; auto picks the lowest model time";
+  c.select_description =
+      "reduce algorithm; auto = a matching rule of PCOLL_RULES, else the lowest model time";
   c.takes_root = true;
   c.in_elems = c.out_elems = same;  // the receive buffer is the root's only
   c.in_place_offset = at_zero;      // MPI_IN_PLACE (the root only): input in the receive buffer
@@ -256,7 +261,8 @@ CollectiveInfo barrier_row() {
   c.id = Collective::barrier;
   c.name = "barrier";
   c.mpi_name = "MPI_Barrier";
-  c.select_description = "barrier algorithm; auto picks the lowest model time";
+  c.select_description =
+      "barrier algorithm; auto = a matching rule of PCOLL_RULES, else the lowest model time";
   c.takes_op = false;
   c.in_elems = c.out_elems = [](std::size_t, int) -> std::size_t { return 0; };  // scratch only
   c.in_place_offset = at_zero;
