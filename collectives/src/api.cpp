@@ -165,13 +165,16 @@ int run(const Call &c, Vendor vendor) {
   if (ctx->config_error() != MPI_SUCCESS) return fail(c.comm, ctx->config_error());
 
   int commute = 1;
-  if (c.op != MPI_OP_NULL) MPI_Op_commutative(c.op, &commute);
-  // Predefined datatypes: the decision for this call shape is cached on the communicator.
+  if (c.op != MPI_OP_NULL) PMPI_Op_commutative(c.op, &commute);
+  // Predefined datatypes: the decision for this call shape is cached on the communicator. Only
+  // such decisions are ever stored, and a predefined handle never names another type, so a hit
+  // needs no datatype inspection (the hot path of a loop); a miss checks before storing.
   const Context::DecisionKey key{c.coll, c.count, c.dt, commute != 0, c.op != MPI_OP_NULL, c.root};
-  const bool cacheable = c.same_send() && is_predefined(c.dt);
-  const Context::Decision *d = cacheable ? ctx->find_decision(key) : nullptr;
+  const Context::Decision *d = c.same_send() ? ctx->find_decision(key) : nullptr;
+  bool cacheable = d != nullptr;
   Context::Decision fresh;
   if (d == nullptr) {
+    cacheable = c.same_send() && is_predefined(c.dt);
     if (int rc = decide(*ctx, c, commute != 0, fresh); rc != MPI_SUCCESS) return rc;
     if (cacheable) {
       ctx->store_decision(key, fresh);

@@ -14,10 +14,19 @@ namespace {
 // MPI keyvals are process-wide by nature; these two are the only process-level state of pcoll.
 int g_keyval = MPI_KEYVAL_INVALID;
 bool g_finalizing = false;
+// The last communicator looked up and its context: a loop calling on one communicator skips the
+// MPI attribute lookup. Reset when that context is deleted (communicator freed or finalize), so
+// a handle reused by MPI for a new communicator can never find a stale context.
+MPI_Comm g_last_comm = MPI_COMM_NULL;
+Context *g_last_ctx = nullptr;
 
 constexpr std::size_t kMaxCachedPlans = 512;
 
 int delete_context(MPI_Comm, int, void *value, void *) {
+  if (g_last_ctx == value) {
+    g_last_comm = MPI_COMM_NULL;
+    g_last_ctx = nullptr;
+  }
   delete static_cast<Context *>(value);
   return MPI_SUCCESS;
 }
@@ -32,6 +41,8 @@ int on_finalize(MPI_Comm, int, void *, void *) {
   PMPI_Finalized(&finalized);
   if (!initialized || finalized) {
     g_finalizing = true;
+    g_last_comm = MPI_COMM_NULL;
+    g_last_ctx = nullptr;
     return MPI_SUCCESS;
   }
   trace::on_finalize();  // writes the trace file, collectively, while MPI is usable
@@ -42,6 +53,8 @@ int on_finalize(MPI_Comm, int, void *, void *) {
     if (found) PMPI_Comm_delete_attr(MPI_COMM_WORLD, g_keyval);
     g_finalizing = true;  // contexts of communicators never freed by the user die later
     PMPI_Comm_free_keyval(&g_keyval);
+    g_last_comm = MPI_COMM_NULL;
+    g_last_ctx = nullptr;
   }
   return MPI_SUCCESS;
 }
@@ -64,13 +77,21 @@ void report(const std::string &msg) {
 }
 
 Context *Context::get(MPI_Comm comm, int *err) {
+  if (comm == g_last_comm && comm != MPI_COMM_NULL) {
+    *err = MPI_SUCCESS;
+    return g_last_ctx;
+  }
   *err = ensure_keyval();
   if (*err != MPI_SUCCESS) return nullptr;
   void *value = nullptr;
   int found = 0;
   *err = PMPI_Comm_get_attr(comm, g_keyval, &value, &found);
   if (*err != MPI_SUCCESS) return nullptr;
-  if (found) return static_cast<Context *>(value);
+  if (found) {
+    g_last_comm = comm;
+    g_last_ctx = static_cast<Context *>(value);
+    return g_last_ctx;
+  }
   auto *ctx = new Context();
   *err = ctx->init(comm);
   if (*err != MPI_SUCCESS) {
@@ -82,6 +103,8 @@ Context *Context::get(MPI_Comm comm, int *err) {
     delete ctx;
     return nullptr;
   }
+  g_last_comm = comm;
+  g_last_ctx = ctx;
   return ctx;
 }
 
