@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Reproduces the CHiArA paper's k-means case study (Section VI, Fig. 12): for each rank count,
-# runs the kmeans app with each allreduce algorithm (warm-ups, then timed runs, algorithms in
-# rotating order within one launch), prints the table beside the paper's numbers and writes a
-# Fig.-12-style PNG (compute vs time inside the three allreduces).
+# runs the kmeans app with each allreduce algorithm (warm-ups, then timed runs, algorithms in a
+# balanced rotating order within one launch), prints the table beside the paper's numbers
+# (medians with their spread, each speedup with its 95% bootstrap interval, "within noise" when
+# it contains 1.0) and writes a Fig.-12-style PNG (compute vs time inside the three allreduces).
 #   scripts/reproduce-kmeans.sh [--ranks "2 4 8"] [--deck polaris] [--runs 10] [--warmup 2]
 #       [--algos "vendor chiara"] [--threads 1] [--iterations N] [--out DIR] [--no-build]
+#       [--target-width PCT]   (say whether each interval is narrower than +-PCT%)
 # Default algorithms: "vendor chiara" when this build has chiara, else "vendor auto" (auto =
 # pcoll's model-chosen best of the algorithms it has), and it says so. Ranks above the core count
 # are oversubscribed (fine for correctness and ratios, not for absolute times). On a cluster,
@@ -19,7 +21,7 @@ export PCOLL_LOG_TAG=reproduce-kmeans
 root="$(pcoll_repo_root)"
 build="${PCOLL_BUILD_DIR:-${root}/build}"
 ranks="2 4 8" deck=polaris runs=10 warmup=2 algos="" threads="${OMP_NUM_THREADS:-1}"
-iterations="" out="" do_build=1
+iterations="" out="" do_build=1 target=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --ranks) ranks="$2"; shift 2 ;;
@@ -31,7 +33,8 @@ while [[ $# -gt 0 ]]; do
         --iterations) iterations="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
         --no-build) do_build=0; shift ;;
-        -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --target-width) target="$2"; shift 2 ;;
+        -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) pcoll_die "unknown argument '$1' (see --help)" ;;
     esac
 done
@@ -106,6 +109,8 @@ done
 
 echo
 echo "k-means case study (CHiArA paper Section VI), deck ${deck_name}, $(hostname), ${cores} cores"
+plot_args=()
+[[ -n "${target}" ]] && plot_args+=(--target-width "${target}")
 "${py}" "${here}/plot_kmeans.py" "${csvs[@]}" -o "${out}/kmeans-fig12.png" \
-    --decks "${root}/inputs/kmeans" | tee "${out}/table.txt"
+    --decks "${root}/inputs/kmeans" "${plot_args[@]}" | tee "${out}/table.txt"
 echo "results: ${out} (per-P CSV, HDF5 per-iteration phase times, logs)"
