@@ -3,9 +3,13 @@
 # case study of the CHiArA paper (Section VI) at a small scale: Lloyd k-means with its three
 # allreduces per iteration through the vendor MPI_Allreduce and through CHiArA, at 4 ranks
 # (oversubscribed on small machines) on the quick deck, and prints the paper-style table (time per
-# run split into compute and the three allreduces, speedup) with a Fig.-12-style PNG.
+# run split into compute and the three allreduces, the speedup with its 95% bootstrap interval)
+# with a Fig.-12-style PNG, then whether that interval is narrower than +-10% (--target-width),
+# or, if the runs varied too much for that, the width it reached and how many runs would do.
+# 300 runs of the quick deck (~20-40 s) reached +-6% on a 2-core machine loaded by other builds
+# (load average 20); 100 runs reached +-9..16%, 5 runs +-74% (see README).
 #   scripts/demo.sh [--ranks P] [--deck quick|polaris|fugaku|FILE] [--runs N] [--warmup N]
-#                   [--algos "vendor chiara"] [--out DIR]
+#                   [--algos "vendor chiara"] [--out DIR] [--target-width PCT]
 #   scripts/demo.sh --collectives [options of scripts/demo-collectives.sh]
 #       the collectives demo instead: collbench, vendor vs every allreduce algorithm, with the
 #       HDF5 log, summary table and plots.
@@ -19,7 +23,7 @@ if [[ "${1:-}" == "--collectives" ]]; then
     shift
     exec "${here}/demo-collectives.sh" "$@"
 fi
-ranks=4 deck=quick runs=5 warmup=1 algos="" out="${root}/demo-out/kmeans"
+ranks=4 deck=quick runs=300 warmup=2 algos="" out="${root}/demo-out/kmeans" target=10
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --ranks) ranks="$2"; shift 2 ;;
@@ -28,7 +32,8 @@ while [[ $# -gt 0 ]]; do
         --warmup) warmup="$2"; shift 2 ;;
         --algos) algos="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
-        -h|--help) sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --target-width) target="$2"; shift 2 ;;
+        -h|--help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) pcoll_die "unknown argument '$1' (see --help)" ;;
     esac
 done
@@ -36,6 +41,6 @@ done
 # Only what the demo runs: the tests take most of a full build on a small machine.
 "${here}/build.sh" "${PCOLL_BUILD_DIR:-${root}/build}" kmeans pcoll-info
 args=(--ranks "${ranks}" --deck "${deck}" --runs "${runs}" --warmup "${warmup}" --out "${out}"
-      --no-build)
+      --target-width "${target}" --no-build)
 [[ -n "${algos}" ]] && args+=(--algos "${algos}")
 exec "${here}/reproduce-kmeans.sh" "${args[@]}"
