@@ -96,6 +96,9 @@ for line in table:
         expect(cells[12] == exact, f"summarize {algo} at {cells[0]}: the interval is "
                                    f"speedup.py's on the samples ({exact})")
 expect(len(table) == 8, f"summarize printed {len(table)} of the 8 rows")
+run(os.path.join(SCRIPTS, "plot_speedup.py"), log, "-o", os.path.join(work, "synthetic_sp.png"))
+expect(os.path.getsize(os.path.join(work, "synthetic_sp.png")) > 0,
+       "plot_speedup marks within-noise cells on the same log")
 
 # --- plot_kmeans.py on synthetic kmeans CSVs -----------------------------------------------
 FIELDS = ("deck,ranks,threads,dim,clusters,points,exact_sums,algorithm,served_counts,"
