@@ -118,30 +118,53 @@ inline Spread spread(const std::vector<double> &times) {
   return s;
 }
 
+// The baseline's half of the bootstrap, drawn once, for reports that compare one baseline with
+// many candidates (collbench: the vendor against every algorithm of a size). against() continues
+// from the generator's state after the baseline's draws, so it gives exactly speedup_ci's result.
+class SpeedupBaseline {
+ public:
+  explicit SpeedupBaseline(const std::vector<double> &baseline, double level = kSpeedupLevel,
+                           int resamples = kSpeedupResamples, std::uint64_t seed = kSpeedupSeed)
+      : b_(speedup_detail::clean(baseline)), level_(level), resamples_(resamples), rng_(seed) {
+    if (b_.size() >= kSpeedupMinRuns && resamples_ >= 1)
+      medians_ = speedup_detail::bootstrap_medians(b_, resamples_, rng_);
+  }
+
+  // Speedup of `candidate` (per-run times in seconds, any order) over the baseline.
+  Speedup against(const std::vector<double> &candidate) const {
+    using namespace speedup_detail;
+    const std::vector<double> c = clean(candidate);
+    Speedup s;
+    s.level = level_;
+    s.n_base = b_.size();
+    s.n_cand = c.size();
+    if (b_.empty() || c.empty()) return s;
+    s.ratio = median(b_) / median(c);
+    if (medians_.empty() || c.size() < kSpeedupMinRuns) return s;
+    std::mt19937_64 rng = rng_;  // baseline first, then candidate, as speedup.py draws them
+    const std::vector<double> mc = bootstrap_medians(c, resamples_, rng);
+    std::vector<double> r(medians_.size());
+    for (std::size_t k = 0; k < r.size(); ++k) r[k] = medians_[k] / mc[k];
+    std::sort(r.begin(), r.end());
+    const double alpha = (1.0 - level_) / 2;
+    s.lo = quantile_sorted(r, alpha);
+    s.hi = quantile_sorted(r, 1.0 - alpha);
+    s.verdict = s.lo > 1.0 ? "faster" : s.hi < 1.0 ? "slower" : "within noise";
+    return s;
+  }
+
+ private:
+  std::vector<double> b_, medians_;
+  double level_;
+  int resamples_;
+  std::mt19937_64 rng_;  // state after the baseline's draws
+};
+
 // Speedup of `candidate` over `baseline` (both: per-run times in seconds, any order).
 inline Speedup speedup_ci(const std::vector<double> &baseline, const std::vector<double> &candidate,
                           double level = kSpeedupLevel, int resamples = kSpeedupResamples,
                           std::uint64_t seed = kSpeedupSeed) {
-  using namespace speedup_detail;
-  const std::vector<double> b = clean(baseline), c = clean(candidate);
-  Speedup s;
-  s.level = level;
-  s.n_base = b.size();
-  s.n_cand = c.size();
-  if (b.empty() || c.empty()) return s;
-  s.ratio = median(b) / median(c);
-  if (b.size() < kSpeedupMinRuns || c.size() < kSpeedupMinRuns || resamples < 1) return s;
-  std::mt19937_64 rng(seed);  // baseline first, then candidate, as speedup.py draws them
-  const std::vector<double> mb = bootstrap_medians(b, resamples, rng);
-  const std::vector<double> mc = bootstrap_medians(c, resamples, rng);
-  std::vector<double> r(mb.size());
-  for (std::size_t k = 0; k < r.size(); ++k) r[k] = mb[k] / mc[k];
-  std::sort(r.begin(), r.end());
-  const double alpha = (1.0 - level) / 2;
-  s.lo = quantile_sorted(r, alpha);
-  s.hi = quantile_sorted(r, 1.0 - alpha);
-  s.verdict = s.lo > 1.0 ? "faster" : s.hi < 1.0 ? "slower" : "within noise";
-  return s;
+  return SpeedupBaseline(baseline, level, resamples, seed).against(candidate);
 }
 
 // "[1.10, 1.35]", or "-" without an interval.

@@ -118,6 +118,20 @@ TEST_CASE("reproducible with the fixed seed; another seed moves the bounds by bo
   CHECK(s3.hi == Approx(s1.hi).epsilon(0.05));
 }
 
+TEST_CASE("SpeedupBaseline: one baseline against many candidates gives speedup_ci's bits") {
+  const auto base = lognormal(21, 1.0, 0.2, 11);
+  const pcoll::apps::SpeedupBaseline b(base);
+  for (std::uint64_t seed : {12, 13, 14}) {
+    const auto cand = lognormal(17 + seed, 0.9, 0.2, seed);
+    const auto once = speedup_ci(base, cand), shared = b.against(cand);
+    CHECK(shared.ratio == once.ratio);
+    CHECK(shared.lo == once.lo);
+    CHECK(shared.hi == once.hi);
+    CHECK(shared.verdict == once.verdict);
+  }
+  CHECK(b.against({1.0, 2.0}).verdict == "too few runs");
+}
+
 TEST_CASE("the interval narrows as 1/sqrt(runs)") {
   const auto w10 = speedup_ci(lognormal(10, 1, 0.2, 3), lognormal(10, 1, 0.2, 4)).width();
   const auto w160 = speedup_ci(lognormal(160, 1, 0.2, 5), lognormal(160, 1, 0.2, 6)).width();
