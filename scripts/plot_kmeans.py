@@ -199,7 +199,7 @@ def plot(stats, out_png, decks_dir):
     for (deck, _, _) in stats:
         if deck not in decks:
             decks.append(deck)
-    fig, axes = plt.subplots(1, len(decks), figsize=(4.8 * len(decks) + 1.5, 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(decks), figsize=(6.4 * len(decks) + 1.5, 4.2), squeeze=False)
     colours = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3"]
     for ax, deck in zip(axes[0], decks):
         Ps = sorted({p for (d, p, _) in stats if d == deck})
@@ -226,13 +226,13 @@ def plot(stats, out_png, decks_dir):
                    label=f"{algo}: compute + other")
             bars = ax.bar(xs, ar, width * 0.95, bottom=comp, color=c, edgecolor="black",
                           linewidth=0.5, hatch="///", label=f"{algo}: 3 allreduces")
+            medians = [c0 + a0 for c0, a0 in zip(comp, ar)]
             if errs:  # the run-to-run spread: p10..p90 around the median
-                ax.errorbar(xs, [c + a for c, a in zip(comp, ar)], yerr=list(zip(*errs)),
-                            fmt="none", ecolor="black", elinewidth=0.8, capsize=3)
-            for b, text in zip(bars, labels):
-                ax.annotate(text, (b.get_x() + b.get_width() / 2, b.get_y() + b.get_height()),
-                            xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
-                            fontsize=7)
+                ax.errorbar(xs, medians, yerr=list(zip(*errs)), fmt="none", ecolor="black",
+                            elinewidth=0.8, capsize=3)
+            for b, text, m, e in zip(bars, labels, medians, errs):  # above the p90 whisker
+                ax.annotate(text, (b.get_x() + b.get_width() / 2, m + e[1]), xytext=(0, 2),
+                            textcoords="offset points", ha="center", va="bottom", fontsize=7)
         s0 = next(s for (d, _, _), s in stats.items() if d == deck)
         ax.set_xticks(range(len(Ps)))
         ax.set_xticklabels([f"P={P}" for P in Ps])
@@ -240,7 +240,7 @@ def plot(stats, out_png, decks_dir):
         ax.set_ylabel("iteration phase, critical path [s]\n(median; bars p10..p90)")
         ax.set_title(f"deck {deck}: D = {s0['dim']}, K = {s0['clusters']}, "
                      f"{s0['iterations']} iterations, {s0['threads']} thread(s)/rank", fontsize=9)
-        ax.legend(fontsize=7, loc="upper left")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # clear of the bars
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle("pcoll k-means: compute vs time inside the three allreduces (cf. CHiArA Fig. 12)",
                  fontsize=10)
