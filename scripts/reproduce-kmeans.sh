@@ -86,6 +86,8 @@ export OMP_NUM_THREADS="${threads}"
 extra=()
 [[ -n "${iterations}" ]] && extra+=(--iterations "${iterations}")
 csvs=()
+# Other jobs on the machine widen the intervals: the table says how loaded it was.
+load_before="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
 for P in ${ranks}; do
     if (( P * threads > cores )); then
         # Oversubscribed: ranks yield instead of spinning, threads are not pinned, idle OpenMP
@@ -108,7 +110,8 @@ for P in ${ranks}; do
 done
 
 echo
-echo "k-means case study (CHiArA paper Section VI), deck ${deck_name}, $(hostname), ${cores} cores"
+echo "k-means case study (CHiArA paper Section VI), deck ${deck_name}, $(hostname), ${cores} cores," \
+    "load average ${load_before} before the runs, $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?') after"
 plot_args=()
 [[ -n "${target}" ]] && plot_args+=(--target-width "${target}")
 "${py}" "${here}/plot_kmeans.py" "${csvs[@]}" -o "${out}/kmeans-fig12.png" \
