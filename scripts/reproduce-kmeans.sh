@@ -110,8 +110,9 @@ for P in ${ranks}; do
 done
 
 echo
+load_after="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
 echo "k-means case study (CHiArA paper Section VI), deck ${deck_name}, $(hostname), ${cores} cores," \
-    "load average ${load_before} before the runs, $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?') after"
+    "load average ${load_before} before the runs, ${load_after} after"
 plot_args=()
 [[ -n "${target}" ]] && plot_args+=(--target-width "${target}")
 "${py}" "${here}/plot_kmeans.py" "${csvs[@]}" -o "${out}/kmeans-fig12.png" \
