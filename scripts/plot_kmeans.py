@@ -11,10 +11,13 @@ under the time inside the three allreduces (hatched), median +- MAD above each b
 the error bar.
 
     scripts/plot_kmeans.py RUN.csv [RUN.csv ...] [-o kmeans-fig12.png] [--decks inputs/kmeans]
-                           [--target-width PCT]
+                           [--target-width PCT [--check]]
+
+Several CSVs of one deck and P (launches that added runs) are pooled.
 
 --target-width PCT: say, for each speedup, whether its interval is narrower than +-PCT% and, if
-not, about how many runs would make it so (the width shrinks as 1/sqrt(runs)).
+not, about how many runs would make it so (the width shrinks as 1/sqrt(runs)). With --check it
+prints nothing and exits 0 when every interval is that narrow, 1 when not.
 """
 import argparse
 import csv
@@ -103,6 +106,17 @@ def baseline_of(stats, deck, P):
     return "vendor" if "vendor" in algos else (algos[0] if algos else None)
 
 
+def speedups(stats):
+    """[(deck, P, algorithm, baseline, Speedup)] for every non-baseline algorithm."""
+    out = []
+    for (deck, P, algo), s in stats.items():
+        base = baseline_of(stats, deck, P)
+        if algo != base:
+            out.append((deck, P, algo, base, speedup_ci(stats[(deck, P, base)]["total"],
+                                                        s["total"])))
+    return out
+
+
 def runs_needed(sp, target):
     """Runs per algorithm that would bring the interval's half-width to `target` (a fraction),
     from this one's width, which shrinks as 1/sqrt(runs)."""
@@ -116,7 +130,7 @@ def print_table(stats, decks_dir, target=None):
            f"{'share':>6}  speedup [95% interval]")
     print(hdr)
     print("-" * len(hdr))
-    decks, checks = [], []
+    decks, checks, all_checks = [], [], speedups(stats)
     for (deck, P, algo), s in stats.items():
         if deck not in decks:
             decks.append(deck)
@@ -129,7 +143,7 @@ def print_table(stats, decks_dir, target=None):
                 if algo == base:
                     sp_txt = "(baseline)"
                 else:
-                    sp = speedup_ci(stats[(deck, P, base)]["total"], s["total"])
+                    sp = next(c[4] for c in all_checks if c[:3] == (d, p, algo))
                     sp_txt = format_speedup(sp)
                     if sp.verdict in ("faster", "slower"):
                         sp_txt += f" {sp.verdict}"
@@ -186,8 +200,8 @@ def report_widths(checks, target):
         else:
             print(f"interval: {what}: +-{100 * sp.width:.1f}% over {sp.n_cand} runs, WIDER than "
                   f"the +-{100 * target:.0f}% target: the runs varied too much to state this "
-                  f"speedup that precisely; about {runs_needed(sp, target)} runs (--runs) would "
-                  f"be needed at this spread, or a quieter machine")
+                  f"speedup that precisely; about {runs_needed(sp, target)} runs per algorithm "
+                  f"(--runs, --max-runs) would be needed at this spread, or a quieter machine")
 
 
 def plot(stats, out_png, decks_dir):
@@ -257,6 +271,9 @@ def main():
                     help="directory of the decks, for the paper's numbers")
     ap.add_argument("--target-width", type=float, default=None, metavar="PCT",
                     help="check that each speedup's 95%% interval is narrower than +-PCT%%")
+    ap.add_argument("--check", action="store_true",
+                    help="with --target-width: print nothing, exit 0 if every interval is "
+                         "narrower than +-PCT%%, 1 if not (reproduce-kmeans.sh --max-runs)")
     a = ap.parse_args()
     rows = load_rows(a.csv)
     if not rows:
@@ -264,6 +281,12 @@ def main():
     stats = summarize(rows)
     if a.target_width is not None and not 0 < a.target_width < 100:
         sys.exit(f"plot_kmeans: --target-width {a.target_width}: must be a percentage in (0, 100)")
+    if a.check:
+        if a.target_width is None:
+            sys.exit("plot_kmeans: --check needs --target-width")
+        met = all(not math.isnan(sp.width) and sp.width <= a.target_width / 100
+                  for *_, sp in speedups(stats))
+        sys.exit(0 if met else 1)
     print_table(stats, a.decks, None if a.target_width is None else a.target_width / 100)
     if a.out:
         plot(stats, a.out, a.decks)

@@ -156,9 +156,16 @@ expect("within noise" in row(8, "same"), "plot_kmeans P=8 same: within noise")
 expect(any("fast vs vendor, P=4" in ln and "within the +-10% target" in ln for ln in lines),
        "plot_kmeans --target-width: the clear P=4 speedup meets +-10%")
 expect(any("same vs vendor, P=8" in ln and "WIDER than the +-10% target" in ln and
-           "runs (--runs) would" in ln for ln in lines),
+           "runs per algorithm (--runs, --max-runs) would" in ln for ln in lines),
        "plot_kmeans --target-width: the noisy P=8 interval is reported wider, with advice")
 expect(any("ran first in its repetition: vendor 3 of 12, fast 3 of 12" in ln for ln in lines),
        "plot_kmeans reports how often each algorithm ran first")
 expect(os.path.getsize(os.path.join(work, "synthetic_kmeans.png")) > 0, "the figure is written")
+# --check: exit 0 when every interval is within the target, 1 when one is not (P=8 is noisy).
+check = [sys.executable, os.path.join(SCRIPTS, "plot_kmeans.py"), "--target-width", "10", "--check"]
+expect(subprocess.run(check + [csvs[1]], capture_output=True).returncode == 0,
+       "plot_kmeans --check: 0 when every interval is within +-10%")
+noisy = subprocess.run(check + csvs[1:], capture_output=True, text=True)
+expect(noisy.returncode == 1 and noisy.stdout == "",
+       "plot_kmeans --check: 1, silently, when one is wider")
 sys.exit(1 if failures else 0)
