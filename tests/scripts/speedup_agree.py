@@ -9,6 +9,7 @@ The bootstrap error of each bound is measured, not assumed: the spread of the Py
     python3 speedup_agree.py SPEEDUP_TOOL
 """
 import os
+import re
 import subprocess
 import sys
 
@@ -16,6 +17,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "scripts", "lib"))
+import speedup  # noqa: E402
 from speedup import speedup_ci  # noqa: E402
 
 tool = sys.argv[1]
@@ -66,6 +68,16 @@ for name, (base, cand) in CASES.items():
           f"{py.ratio:.4f} [{py.lo:.4f}, {py.hi:.4f}] {py.verdict}" +
           ("".join("\n     " + e for e in errs)))
     failures += bool(errs)
+
+# The constants are declared in both languages: they must be the same.
+hpp = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "apps", "common",
+                        "speedup.hpp")).read()
+for cname, pyval in (("kSpeedupLevel", speedup.LEVEL), ("kSpeedupResamples", speedup.RESAMPLES),
+                     ("kSpeedupSeed", speedup.SEED)):
+    m = re.search(rf"{cname} = ([0-9.e+-]+);", hpp)
+    if not m or float(m.group(1)) != float(pyval):
+        print(f"FAIL: {cname} in speedup.hpp is {m and m.group(1)}, speedup.py has {pyval}")
+        failures += 1
 
 # The cases above must exercise every verdict, or the comparison proves less than it says.
 seen = {speedup_ci(b, c).verdict for b, c in CASES.values()}
