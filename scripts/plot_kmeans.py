@@ -2,16 +2,26 @@
 """The k-means case study's table and Fig.-12-style figure from kmeans CSV files.
 
 Reads the per-run rows written by `kmeans --csv` (one file per rank count, several algorithms
-each), prints the paper's table -- P, deck, mean iteration-phase time with its run-to-run spread,
-the time inside the three allreduces, the speedup over vendor -- beside the numbers the CHiArA
-paper published for the deck (its [paper] table), and draws stacked bars like the paper's
-Fig. 12: per configuration, compute + other (solid) under the time inside the three allreduces
-(hatched), mean +- std above each bar.
+each), prints the paper's table -- P, deck, median iteration-phase time with its run-to-run
+spread (MAD, p10..p90), the time inside the three allreduces, the speedup over vendor with its
+95% bootstrap interval and verdict (scripts/lib/speedup.py: "within noise" when the interval
+contains 1.0) -- beside the numbers the CHiArA paper published for the deck (its [paper] table),
+and draws stacked bars like the paper's Fig. 12: per configuration, compute + other (solid)
+under the time inside the three allreduces (hatched), median +- MAD above each bar, p10..p90 as
+the error bar.
 
     scripts/plot_kmeans.py RUN.csv [RUN.csv ...] [-o kmeans-fig12.png] [--decks inputs/kmeans]
+                           [--target-width PCT [--check]]
+
+Several CSVs of one deck and P (launches that added runs) are pooled.
+
+--target-width PCT: say, for each speedup, whether its interval is narrower than +-PCT% and, if
+not, about how many runs would make it so (the width shrinks as 1/sqrt(runs)). With --check it
+prints nothing and exits 0 when every interval is that narrow, 1 when not.
 """
 import argparse
 import csv
+import math
 import os
 import statistics
 import sys
@@ -22,26 +32,35 @@ except ImportError:  # Python < 3.11
     tomllib = None
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "lib"))
+from speedup import format_speedup, speedup_ci, spread  # noqa: E402
+
 PHASES = ("ar_counts_s", "ar_sums_s", "ar_conv_s")
 
 
-ORDER = []  # algorithms in the order of the first (warm-up) repetition: the --allreduce order
+ORDER = []  # the --allreduce order: that of the first timed repetition (the design's first row)
 
 
 def load_rows(paths):
-    rows = []
+    rows, first_rep = [], []
     for path in paths:
         with open(path, newline="") as f:
             for r in csv.DictReader(f):
-                if r["algorithm"] not in ORDER:
-                    ORDER.append(r["algorithm"])
+                if r["warmup"] == "0" and r["run"] == "0":
+                    first_rep.append((int(r.get("position") or 0), r["algorithm"]))
                 if r["warmup"] == "1":
                     continue
                 for k in ("total_s", "compute_s", "other_s", "inertia") + PHASES:
                     r[k] = float(r[k])
                 for k in ("ranks", "threads", "dim", "clusters", "points", "iterations"):
                     r[k] = int(r[k])
+                # CSVs from before the balanced order have no position column
+                r["position"] = int(r["position"]) if r.get("position") not in (None, "") \
+                    else None
                 rows.append(r)
+    for _, a in sorted(first_rep, key=lambda x: x[0]) + [(0, r["algorithm"]) for r in rows]:
+        if a not in ORDER:
+            ORDER.append(a)
     return rows
 
 
@@ -51,10 +70,6 @@ def paper_numbers(deck, decks_dir):
         return None
     with open(path, "rb") as f:
         return tomllib.load(f).get("paper")
-
-
-def mean_std(v):
-    return statistics.fmean(v), (statistics.stdev(v) if len(v) > 1 else 0.0)
 
 
 def summarize(rows):
@@ -68,19 +83,20 @@ def summarize(rows):
     for key in keys:
         rs = groups[key]
         total = [r["total_s"] for r in rs]
-        ar = [sum(r[p] for p in PHASES) for r in rs]
-        m, s = mean_std(total)
+        med, mad, p10, p90, _ = spread(total)
         out[key] = {
-            "runs": len(rs), "mean": m, "std": s, "min": min(total), "max": max(total),
-            "allreduce": statistics.fmean(ar),
-            "counts": statistics.fmean(r["ar_counts_s"] for r in rs),
-            "sums": statistics.fmean(r["ar_sums_s"] for r in rs),
-            "conv": statistics.fmean(r["ar_conv_s"] for r in rs),
-            "compute": statistics.fmean(r["compute_s"] for r in rs),
-            "other": statistics.fmean(r["other_s"] for r in rs),
+            "runs": len(rs), "total": total, "median": med, "mad": mad, "p10": p10, "p90": p90,
+            "allreduce": statistics.median(sum(r[p] for p in PHASES) for r in rs),
+            "counts": statistics.median(r["ar_counts_s"] for r in rs),
+            "sums": statistics.median(r["ar_sums_s"] for r in rs),
+            "conv": statistics.median(r["ar_conv_s"] for r in rs),
+            "compute": statistics.median(r["compute_s"] for r in rs),
+            "other": statistics.median(r["other_s"] for r in rs),
             "served": rs[0]["served_sums"], "threads": rs[0]["threads"],
             "iterations": rs[0]["iterations"], "dim": rs[0]["dim"], "clusters": rs[0]["clusters"],
             "digests": {r["digest"] for r in rs},
+            "first": sum(1 for r in rs if r["position"] == 0)
+            if all(r["position"] is not None for r in rs) else None,
         }
     return out
 
@@ -90,13 +106,31 @@ def baseline_of(stats, deck, P):
     return "vendor" if "vendor" in algos else (algos[0] if algos else None)
 
 
-def print_table(stats, decks_dir):
-    hdr = (f"{'P':>5} {'deck':<8} {'algorithm':<26} {'iteration phase [s]':>20} {'min..max':>15} "
-           f"{'allreduce [s]':>13} {'counts':>8} {'sums':>8} {'conv':>8} {'share':>6} "
-           f"{'speedup':>8}")
+def speedups(stats):
+    """[(deck, P, algorithm, baseline, Speedup)] for every non-baseline algorithm."""
+    out = []
+    for (deck, P, algo), s in stats.items():
+        base = baseline_of(stats, deck, P)
+        if algo != base:
+            out.append((deck, P, algo, base, speedup_ci(stats[(deck, P, base)]["total"],
+                                                        s["total"])))
+    return out
+
+
+def runs_needed(sp, target):
+    """Runs per algorithm that would bring the interval's half-width to `target` (a fraction),
+    from this one's width, which shrinks as 1/sqrt(runs)."""
+    n = min(sp.n_base, sp.n_cand)
+    return math.ceil(n * (sp.width / target) ** 2)
+
+
+def print_table(stats, decks_dir, target=None):
+    hdr = (f"{'P':>5} {'deck':<8} {'algorithm':<26} {'iteration phase [s]':>20} "
+           f"{'p10..p90':>15} {'allreduce [s]':>13} {'counts':>8} {'sums':>8} {'conv':>8} "
+           f"{'share':>6}  speedup [95% interval]")
     print(hdr)
     print("-" * len(hdr))
-    decks = []
+    decks, checks, all_checks = [], [], speedups(stats)
     for (deck, P, algo), s in stats.items():
         if deck not in decks:
             decks.append(deck)
@@ -106,17 +140,32 @@ def print_table(stats, decks_dir):
             for (d, p, algo), s in stats.items():
                 if d != deck or p != P:
                     continue
-                sp = stats[(deck, P, base)]["mean"] / s["mean"]
+                if algo == base:
+                    sp_txt = "(baseline)"
+                else:
+                    sp = next(c[4] for c in all_checks if c[:3] == (d, p, algo))
+                    sp_txt = format_speedup(sp)
+                    if sp.verdict in ("faster", "slower"):
+                        sp_txt += f" {sp.verdict}"
+                    checks.append((deck, P, algo, base, sp))
                 name = algo if s["served"] in (algo, "") else f"{algo}({s['served']})"
-                print(f"{P:>5} {deck:<8} {name:<26} {s['mean']:>9.4f} +- {s['std']:<7.4f} "
-                      f"{s['min']:>7.4f}..{s['max']:<7.4f} {s['allreduce']:>13.4f} "
+                print(f"{P:>5} {deck:<8} {name:<26} {s['median']:>9.4f} +- {s['mad']:<7.4f} "
+                      f"{s['p10']:>7.4f}..{s['p90']:<7.4f} {s['allreduce']:>13.4f} "
                       f"{s['counts']:>8.4f} {s['sums']:>8.4f} {s['conv']:>8.4f} "
-                      f"{100 * s['allreduce'] / s['mean']:>5.1f}% {sp:>7.2f}x")
+                      f"{100 * s['allreduce'] / s['median']:>5.1f}%  {sp_txt}")
+            firsts = [(a, s["first"], s["runs"]) for (d, p, a), s in stats.items()
+                      if d == deck and p == P and s["first"] is not None]
+            if len(firsts) > 1:
+                print("      ran first in its repetition: " +
+                      ", ".join(f"{a} {k} of {n}" for a, k, n in firsts))
         any_s = next(s for (d, _, _), s in stats.items() if d == deck)
+        runs = sorted({s["runs"] for (d, _, _), s in stats.items() if d == deck})
+        runs_txt = f"{runs[0]}" if len(runs) == 1 else f"{runs[0]} to {runs[-1]}"
         print(f"      ({deck}: D = {any_s['dim']}, K = {any_s['clusters']}, "
-              f"{any_s['iterations']} iterations per run, {any_s['threads']} thread(s) per rank, "
-              f"mean +- sample std over {any_s['runs']} runs of the critical path; speedup = "
-              f"vendor mean / mean)")
+              f"{any_s['iterations']} iterations per run, {any_s['threads']} thread(s) per rank; "
+              f"critical path, median +- MAD and p10..p90 over {runs_txt} runs; speedup = "
+              f"vendor median / median, 95% percentile-bootstrap interval over the runs, "
+              f"'within noise' when it contains 1.0)")
         paper = paper_numbers(deck, decks_dir)
         if paper:
             print(f"      paper, Section VI ({paper.get('machine', deck)}):")
@@ -134,6 +183,25 @@ def print_table(stats, decks_dir):
                           if len(digests) == 1 and len(per_p) > 1 else ""))
     else:
         print("results: WARNING: digests differ between runs of one P (see the CSV)")
+    if target is not None:
+        report_widths(checks, target)
+
+
+def report_widths(checks, target):
+    """The demo's promise: an interval narrower than +-target, or saying that it could not."""
+    for deck, P, algo, base, sp in checks:
+        what = f"{algo} vs {base}, P={P}, deck {deck}"
+        if math.isnan(sp.width):
+            print(f"interval: {what}: too few runs for an interval (need at least 3 each); "
+                  f"pass --runs 10 or more")
+        elif sp.width <= target:
+            print(f"interval: {what}: +-{100 * sp.width:.1f}% over {sp.n_cand} runs, within the "
+                  f"+-{100 * target:.0f}% target")
+        else:
+            print(f"interval: {what}: +-{100 * sp.width:.1f}% over {sp.n_cand} runs, WIDER than "
+                  f"the +-{100 * target:.0f}% target: the runs varied too much to state this "
+                  f"speedup that precisely; about {runs_needed(sp, target)} runs per algorithm "
+                  f"(--runs, --max-runs) would be needed at this spread, or a quieter machine")
 
 
 def plot(stats, out_png, decks_dir):
@@ -145,7 +213,7 @@ def plot(stats, out_png, decks_dir):
     for (deck, _, _) in stats:
         if deck not in decks:
             decks.append(deck)
-    fig, axes = plt.subplots(1, len(decks), figsize=(4.8 * len(decks) + 1.5, 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(decks), figsize=(6.4 * len(decks) + 1.5, 4.2), squeeze=False)
     colours = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3"]
     for ax, deck in zip(axes[0], decks):
         Ps = sorted({p for (d, p, _) in stats if d == deck})
@@ -156,33 +224,37 @@ def plot(stats, out_png, decks_dir):
         width = 0.8 / len(algos)
         top = 0
         for j, algo in enumerate(algos):
-            xs, comp, ar, labels = [], [], [], []
+            xs, comp, ar, labels, errs = [], [], [], [], []
             for i, P in enumerate(Ps):
                 s = stats.get((deck, P, algo))
                 if s is None:
                     continue
                 xs.append(i + (j - (len(algos) - 1) / 2) * width)
-                comp.append(s["mean"] - s["allreduce"])
+                comp.append(s["median"] - s["allreduce"])
                 ar.append(s["allreduce"])
-                labels.append(f"{s['mean']:.3f}\n±{s['std']:.3f}")
-                top = max(top, s["mean"] + s["std"])
+                labels.append(f"{s['median']:.3f}\n±{s['mad']:.3f}")
+                errs.append((s["median"] - s["p10"], s["p90"] - s["median"]))
+                top = max(top, s["p90"])
             c = colours[j % len(colours)]
             ax.bar(xs, comp, width * 0.95, color=c, alpha=0.55, edgecolor="black", linewidth=0.5,
                    label=f"{algo}: compute + other")
             bars = ax.bar(xs, ar, width * 0.95, bottom=comp, color=c, edgecolor="black",
                           linewidth=0.5, hatch="///", label=f"{algo}: 3 allreduces")
-            for b, text in zip(bars, labels):
-                ax.annotate(text, (b.get_x() + b.get_width() / 2, b.get_y() + b.get_height()),
-                            xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
-                            fontsize=7)
+            medians = [c0 + a0 for c0, a0 in zip(comp, ar)]
+            if errs:  # the run-to-run spread: p10..p90 around the median
+                ax.errorbar(xs, medians, yerr=list(zip(*errs)), fmt="none", ecolor="black",
+                            elinewidth=0.8, capsize=3)
+            for b, text, m, e in zip(bars, labels, medians, errs):  # above the p90 whisker
+                ax.annotate(text, (b.get_x() + b.get_width() / 2, m + e[1]), xytext=(0, 2),
+                            textcoords="offset points", ha="center", va="bottom", fontsize=7)
         s0 = next(s for (d, _, _), s in stats.items() if d == deck)
         ax.set_xticks(range(len(Ps)))
         ax.set_xticklabels([f"P={P}" for P in Ps])
         ax.set_ylim(0, top * 1.3 if top > 0 else 1)
-        ax.set_ylabel("iteration phase, critical path [s]")
+        ax.set_ylabel("iteration phase, critical path [s]\n(median; bars p10..p90)")
         ax.set_title(f"deck {deck}: D = {s0['dim']}, K = {s0['clusters']}, "
                      f"{s0['iterations']} iterations, {s0['threads']} thread(s)/rank", fontsize=9)
-        ax.legend(fontsize=7, loc="upper left")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # clear of the bars
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle("pcoll k-means: compute vs time inside the three allreduces (cf. CHiArA Fig. 12)",
                  fontsize=10)
@@ -197,12 +269,25 @@ def main():
     ap.add_argument("-o", "--out", default=None, help="PNG to write (default: none)")
     ap.add_argument("--decks", default=os.path.join(HERE, "..", "inputs", "kmeans"),
                     help="directory of the decks, for the paper's numbers")
+    ap.add_argument("--target-width", type=float, default=None, metavar="PCT",
+                    help="check that each speedup's 95%% interval is narrower than +-PCT%%")
+    ap.add_argument("--check", action="store_true",
+                    help="with --target-width: print nothing, exit 0 if every interval is "
+                         "narrower than +-PCT%%, 1 if not (reproduce-kmeans.sh --max-runs)")
     a = ap.parse_args()
     rows = load_rows(a.csv)
     if not rows:
         sys.exit("plot_kmeans: no timed runs in " + " ".join(a.csv))
     stats = summarize(rows)
-    print_table(stats, a.decks)
+    if a.target_width is not None and not 0 < a.target_width < 100:
+        sys.exit(f"plot_kmeans: --target-width {a.target_width}: must be a percentage in (0, 100)")
+    if a.check:
+        if a.target_width is None:
+            sys.exit("plot_kmeans: --check needs --target-width")
+        met = all(not math.isnan(sp.width) and sp.width <= a.target_width / 100
+                  for *_, sp in speedups(stats))
+        sys.exit(0 if met else 1)
+    print_table(stats, a.decks, None if a.target_width is None else a.target_width / 100)
     if a.out:
         plot(stats, a.out, a.decks)
 

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Reproduces the CHiArA paper's k-means case study (Section VI, Fig. 12): for each rank count,
-# runs the kmeans app with each allreduce algorithm (warm-ups, then timed runs, algorithms in
-# rotating order within one launch), prints the table beside the paper's numbers and writes a
-# Fig.-12-style PNG (compute vs time inside the three allreduces).
+# runs the kmeans app with each allreduce algorithm (warm-ups, then timed runs, algorithms in a
+# balanced rotating order within one launch), prints the table beside the paper's numbers
+# (medians with their spread, each speedup with its 95% bootstrap interval, "within noise" when
+# it contains 1.0) and writes a Fig.-12-style PNG (compute vs time inside the three allreduces).
 #   scripts/reproduce-kmeans.sh [--ranks "2 4 8"] [--deck polaris] [--runs 10] [--warmup 2]
 #       [--algos "vendor chiara"] [--threads 1] [--iterations N] [--out DIR] [--no-build]
+#       [--target-width PCT [--max-runs N]]
+# --target-width PCT: say whether each speedup's 95% interval is narrower than +-PCT%; with
+#   --max-runs N > --runs, while it is not, launch another --runs runs per algorithm (pooled with
+#   the earlier ones) until it is or N runs are done. The rule looks at the interval's width,
+#   never at the speedup or its verdict, so it does not steer the result toward a claim.
 # Default algorithms: "vendor chiara" when this build has chiara, else "vendor auto" (auto =
 # pcoll's model-chosen best of the algorithms it has), and it says so. Ranks above the core count
 # are oversubscribed (fine for correctness and ratios, not for absolute times). On a cluster,
@@ -19,7 +25,7 @@ export PCOLL_LOG_TAG=reproduce-kmeans
 root="$(pcoll_repo_root)"
 build="${PCOLL_BUILD_DIR:-${root}/build}"
 ranks="2 4 8" deck=polaris runs=10 warmup=2 algos="" threads="${OMP_NUM_THREADS:-1}"
-iterations="" out="" do_build=1
+iterations="" out="" do_build=1 target="" max_runs=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --ranks) ranks="$2"; shift 2 ;;
@@ -31,11 +37,15 @@ while [[ $# -gt 0 ]]; do
         --iterations) iterations="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
         --no-build) do_build=0; shift ;;
-        -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --target-width) target="$2"; shift 2 ;;
+        --max-runs) max_runs="$2"; shift 2 ;;
+        -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) pcoll_die "unknown argument '$1' (see --help)" ;;
     esac
 done
 
+[[ -z "${max_runs}" || "${max_runs}" =~ ^[0-9]+$ ]] ||
+    pcoll_die "--max-runs '${max_runs}': expected a whole number of runs"
 deck_file="${root}/inputs/kmeans/${deck}.toml"
 [[ -f "${deck}" ]] && deck_file="$(cd -- "$(dirname -- "${deck}")" && pwd -P)/$(basename -- "${deck}")"
 if [[ ! -f "${deck_file}" ]]; then
@@ -83,6 +93,8 @@ export OMP_NUM_THREADS="${threads}"
 extra=()
 [[ -n "${iterations}" ]] && extra+=(--iterations "${iterations}")
 csvs=()
+# Other jobs on the machine widen the intervals: the table says how loaded it was.
+load_before="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
 for P in ${ranks}; do
     if (( P * threads > cores )); then
         # Oversubscribed: ranks yield instead of spinning, threads are not pinned, idle OpenMP
@@ -94,18 +106,36 @@ for P in ${ranks}; do
     # Unpinned unless the user pins (OMP_PROC_BIND/OMP_PLACES, or the launcher's binding).
     export OMP_PROC_BIND="${OMP_PROC_BIND:-false}"
     base="${out}/kmeans_${deck_name}_P${P}"
-    pcoll_msg "P=${P}: deck ${deck_name}, algorithms ${algos// /,}, ${warmup} warm-up + ${runs} runs"
-    # shellcheck disable=SC2086
-    ${launcher} -n "${P}" "${kmeans}" --deck "${deck_file}" --allreduce "${algos// /,}" \
-        --runs "${runs}" --warmup "${warmup}" "${extra[@]}" \
-        --csv "${base}.csv" --output "${base}.h5" >"${base}.log" 2>&1 ||
-        { tail -n 30 "${base}.log" >&2; pcoll_die "kmeans failed at P=${P} (log: ${base}.log)"; }
-    grep -A20 '^summary' "${base}.log" | sed 's/^/  /' >&2
-    csvs+=("${base}.csv")
+    done_runs=0 batch=1 p_csvs=()
+    while :; do
+        name="${base}"
+        (( batch > 1 )) && name="${base}_batch${batch}"
+        pcoll_msg "P=${P}: deck ${deck_name}, algorithms ${algos// /,}, ${warmup} warm-up +" \
+            "${runs} runs${max_runs:+ (batch ${batch}, at most ${max_runs} runs)}"
+        # shellcheck disable=SC2086
+        ${launcher} -n "${P}" "${kmeans}" --deck "${deck_file}" --allreduce "${algos// /,}" \
+            --runs "${runs}" --warmup "${warmup}" "${extra[@]}" \
+            --csv "${name}.csv" --output "${name}.h5" >"${name}.log" 2>&1 ||
+            { tail -n 30 "${name}.log" >&2; pcoll_die "kmeans failed at P=${P} (log: ${name}.log)"; }
+        grep -A20 '^summary' "${name}.log" | sed 's/^/  /' >&2
+        p_csvs+=("${name}.csv")
+        done_runs=$((done_runs + runs))
+        [[ -n "${target}" && -n "${max_runs}" ]] || break
+        (( done_runs + runs <= max_runs )) || break
+        "${py}" "${here}/plot_kmeans.py" "${p_csvs[@]}" --target-width "${target}" --check && break
+        pcoll_msg "P=${P}: an interval is still wider than +-${target}% after ${done_runs} runs:" \
+            "${runs} more"
+        batch=$((batch + 1))
+    done
+    csvs+=("${p_csvs[@]}")
 done
 
 echo
-echo "k-means case study (CHiArA paper Section VI), deck ${deck_name}, $(hostname), ${cores} cores"
+load_after="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+echo "k-means case study (CHiArA paper Section VI), deck ${deck_name}, $(hostname), ${cores} cores," \
+    "load average ${load_before} before the runs, ${load_after} after"
+plot_args=()
+[[ -n "${target}" ]] && plot_args+=(--target-width "${target}")
 "${py}" "${here}/plot_kmeans.py" "${csvs[@]}" -o "${out}/kmeans-fig12.png" \
-    --decks "${root}/inputs/kmeans" | tee "${out}/table.txt"
+    --decks "${root}/inputs/kmeans" "${plot_args[@]}" | tee "${out}/table.txt"
 echo "results: ${out} (per-P CSV, HDF5 per-iteration phase times, logs)"

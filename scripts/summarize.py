@@ -2,6 +2,10 @@
 """The markdown table of a pcoll log: collbench's results when the log has them, else
 per (collective, algorithm, bytes) call statistics from the trace.
 
+collbench's speedup over the vendor is restated from the per-call samples of the log with its 95%
+bootstrap interval and verdict (scripts/lib/speedup.py: "within noise" when the interval contains
+1.0, "too few runs" below 3 trials).
+
     scripts/summarize.py LOG.h5 [-o table.md]
 """
 import argparse
@@ -11,6 +15,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import pcolllog  # noqa: E402
 from pcolllog import human, np  # noqa: E402
+from speedup import format_speedup, speedup_ci, RESAMPLES  # noqa: E402
 
 
 def bench_table(log):
@@ -29,18 +34,36 @@ def bench_table(log):
                   f"{p * 1e6:.2f} us per call ({(p - d) * 1e6:+.2f} us, "
                   f"{100 * (p - d) / d:+.1f}%)", ""]
     lines += ["| size | per rank | algorithm | median us | MAD us | p10 us | p90 us | min us | "
-              "max us | busBw GB/s | rounds | model us | vs vendor | #wrong |",
-              "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+              "max us | busBw GB/s | rounds | model us | vs vendor [95% interval] | verdict | "
+              "#wrong |",
+              "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|"]
+    samples = log.samples()
     for r in rows:
         model = "-" if np.isnan(r["model_seconds"]) else f"{r['model_seconds'] * 1e6:.2f}"
         rounds = "-" if np.isnan(r["rounds"]) else f"{r['rounds']:.0f}"
-        vs = "-" if np.isnan(r["vs_vendor"]) else f"{r['vs_vendor']:.2f}x"
+        vs, verdict = vs_vendor(r, samples)
         lines.append(
             f"| {human(r['bytes'])} | {human(r['per_rank_bytes'])} | {r['algorithm']} | "
             f"{r['median'] * 1e6:.2f} | {r['mad'] * 1e6:.2f} | {r['p10'] * 1e6:.2f} | "
             f"{r['p90'] * 1e6:.2f} | {r['min'] * 1e6:.2f} | {r['max'] * 1e6:.2f} | "
-            f"{r['busbw'] / 1e9:.3f} | {rounds} | {model} | {vs} | {int(r['wrong'])} |")
+            f"{r['busbw'] / 1e9:.3f} | {rounds} | {model} | {vs} | {verdict} | "
+            f"{int(r['wrong'])} |")
+    lines += ["", f"vs vendor = vendor median / this median (> 1: faster); 95% interval: "
+              f"percentile bootstrap over the trials ({RESAMPLES} resamples, fixed seed); "
+              f"'within noise' when it contains 1.0."]
     return lines
+
+
+def vs_vendor(row, samples):
+    """(speedup text, verdict) of one results row against the vendor's samples of its size."""
+    if row["algorithm"] == "vendor":
+        return "(baseline)", "baseline"
+    base = samples.get(("vendor", int(row["bytes"])))
+    mine = samples.get((row["algorithm"], int(row["bytes"])))
+    if base is None or mine is None:
+        return "-", "-"  # no vendor in this run
+    s = speedup_ci(base, mine)
+    return format_speedup(s, verdict=False), s.verdict
 
 
 def trace_table(log):

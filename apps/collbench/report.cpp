@@ -1,10 +1,42 @@
 #include "report.hpp"
 
+#include <map>
+#include <utility>
+
+#include "../common/speedup.hpp"
 #include "registry.hpp"
 
 namespace collbench {
 
 namespace {
+
+// vs_vendor with its bootstrap interval over the trials: the vendor's per-call times of the same
+// size against this row's (apps/common/speedup.hpp, the statistic of scripts/lib/speedup.py).
+// verdict "baseline" for the vendor's own row, "" when the run has no vendor.
+struct VsVendor {
+  pcoll::apps::Speedup s;
+  std::string verdict;
+};
+
+std::vector<VsVendor> vs_vendor(const std::vector<Result> &results) {
+  std::vector<VsVendor> out(results.size());
+  // The vendor's resamples are drawn once per size, not once per algorithm.
+  std::map<std::pair<std::size_t, std::size_t>, pcoll::apps::SpeedupBaseline> vendor;
+  for (const Result &v : results)
+    if (v.algo == "vendor") vendor.emplace(std::pair{v.bytes, v.count}, v.times);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const Result &r = results[i];
+    if (r.algo == "vendor") {
+      out[i].verdict = "baseline";
+      continue;
+    }
+    const auto it = vendor.find({r.bytes, r.count});
+    if (it == vendor.end()) continue;  // no vendor in this run
+    out[i].s = it->second.against(r.times);
+    out[i].verdict = out[i].s.verdict;
+  }
+  return out;
+}
 
 bool takes_op(const std::string &coll) {
   const pcoll::CollectiveInfo *c = pcoll::find_collective(coll);
@@ -28,10 +60,14 @@ void print_header(std::FILE *f, const Options &o, int P, double alpha, double be
 }
 
 void print_table(std::FILE *f, const std::vector<Result> &results, int P) {
-  std::fprintf(f, "%-8s %-8s %-22s %10s %9s %10s %10s %10s %10s %8s %8s %6s %10s %9s %6s\n", "size",
-               "per_rank", "algorithm", "median_us", "mad_us", "p10_us", "p90_us", "min_us",
-               "max_us", "algbw", "busbw", "rounds", "model_us", "vs_vendor", "#wrong");
-  for (const auto &r : results) {
+  std::fprintf(f,
+               "%-8s %-8s %-22s %10s %9s %10s %10s %10s %10s %8s %8s %6s %10s %9s %14s %-12s %6s\n",
+               "size", "per_rank", "algorithm", "median_us", "mad_us", "p10_us", "p90_us", "min_us",
+               "max_us", "algbw", "busbw", "rounds", "model_us", "vs_vendor", "95%_interval",
+               "verdict", "#wrong");
+  const std::vector<VsVendor> vs = vs_vendor(results);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const Result &r = results[i];
     char rounds[16] = "-", model[16] = "-", ratio[16] = "-";
     if (r.pred.valid) {
       std::snprintf(rounds, sizeof rounds, "%.0f", r.pred.rounds);
@@ -43,11 +79,18 @@ void print_table(std::FILE *f, const std::vector<Result> &results, int P) {
     const auto &s = r.stats;
     std::fprintf(f,
                  "%-8s %-8s %-22s %10.2f %9.2f %10.2f %10.2f %10.2f %10.2f %8.3f %8.3f %6s %10s "
-                 "%9s %6s\n",
+                 "%9s %14s %-12s %6s\n",
                  human_bytes(r.bytes).c_str(), human_bytes(r.bytes / std::size_t(P)).c_str(),
                  r.algo.c_str(), s.median * 1e6, s.mad * 1e6, s.p10 * 1e6, s.p90 * 1e6, s.min * 1e6,
-                 s.max * 1e6, r.algbw / 1e9, r.busbw / 1e9, rounds, model, ratio, wrong);
+                 s.max * 1e6, r.algbw / 1e9, r.busbw / 1e9, rounds, model, ratio,
+                 pcoll::apps::format_interval(vs[i].s).c_str(),
+                 vs[i].verdict.empty() ? "-" : vs[i].verdict.c_str(), wrong);
   }
+  std::fprintf(f,
+               "# vs_vendor = vendor median / this median (> 1: faster than vendor); 95%% "
+               "interval: percentile bootstrap over the trials (%d resamples, fixed seed); verdict "
+               "'within noise' when the interval contains 1.0\n",
+               pcoll::apps::kSpeedupResamples);
 }
 
 void print_skew(std::FILE *f, const std::vector<Result> &results, int skew_rank, double skew_us) {
@@ -89,8 +132,12 @@ bool write_csv(const std::string &path, const std::vector<Result> &results, int 
   if (!f) return false;
   std::fprintf(f,
                "P,bytes,per_rank_bytes,count,algorithm,n,median_s,mad_s,p10_s,p90_s,min_s,max_s,"
-               "algbw_Bps,busbw_Bps,rounds,messages,max_bytes_sent,model_s,vs_vendor,wrong\n");
-  for (const auto &r : results) {
+               "algbw_Bps,busbw_Bps,rounds,messages,max_bytes_sent,model_s,vs_vendor,wrong,"
+               // appended, so that readers by position keep working
+               "vs_vendor_lo,vs_vendor_hi,vs_vendor_verdict\n");
+  const std::vector<VsVendor> vs = vs_vendor(results);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const Result &r = results[i];
     const auto &s = r.stats;
     std::fprintf(f, "%d,%zu,%zu,%zu,%s,%zu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,", P, r.bytes,
                  r.bytes / std::size_t(P), r.count, r.algo.c_str(), s.n, s.median, s.mad, s.p10,
@@ -101,7 +148,12 @@ bool write_csv(const std::string &path, const std::vector<Result> &results, int 
     else
       std::fprintf(f, ",,,,");
     // wrong = -1: timing-only buffers (simulation), results not verified.
-    std::fprintf(f, "%.4f,%lld\n", r.vs_vendor, r.verified ? r.wrong : -1LL);
+    std::fprintf(f, "%.4f,%lld,", r.vs_vendor, r.verified ? r.wrong : -1LL);
+    // Empty bounds: no interval (fewer than 3 trials, the vendor's own row, no vendor in the run).
+    if (vs[i].s.has_interval())
+      std::fprintf(f, "%.4f,%.4f,%s\n", vs[i].s.lo, vs[i].s.hi, vs[i].verdict.c_str());
+    else
+      std::fprintf(f, ",,%s\n", vs[i].verdict.c_str());
   }
   return f == stdout ? true : std::fclose(f) == 0;
 }

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "../common/run_order.hpp"
 #include "report.hpp"
 #include "solver.hpp"
 
@@ -136,10 +137,16 @@ int run_driver(MPI_Comm comm, const Options &opt) {
   std::vector<RunRecord> records;
   const int n = static_cast<int>(algorithms.size());
   for (int rep = 0; rep < opt.warmup + opt.runs; ++rep) {
-    // Rotating order: each algorithm runs in every position equally often, so slow drifts of the
-    // machine (other jobs, thermal state) do not favour one of them.
+    // Balanced order (apps/common/run_order.hpp): over each period every algorithm runs in every
+    // position and after every other one equally often, so neither the first position, which
+    // absorbs what the previous run left behind, nor slow drifts of the machine (other jobs,
+    // thermal state) favour one of them. The timed runs start at the design's first row, so
+    // `--runs` = a multiple of the period is exactly balanced.
+    const int period = apps::run_order_period(n);
+    const std::vector<int> order =
+        apps::run_order(n, ((rep - opt.warmup) % period + period) % period);
     for (int j = 0; j < n; ++j) {
-      const std::string &name = algorithms[(j + rep) % n];
+      const std::string &name = algorithms[static_cast<std::size_t>(order[j])];
       RunResult res;
       if (override_algo) {
         pcoll::ScopedConfig use(comm, "allreduce", name);
@@ -152,6 +159,7 @@ int run_driver(MPI_Comm comm, const Options &opt) {
         rec.algorithm = name;
         rec.warmup = rep < opt.warmup;
         rec.rep = rec.warmup ? rep : rep - opt.warmup;
+        rec.position = j;
         if (!opt.quiet) print_run(std::cout, rec, records.empty());
         records.push_back(std::move(rec));
       }

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "../common/speedup.hpp"
+
 #ifdef PCOLL_KMEANS_HAVE_HDF5
 #include <hdf5.h>
 #endif
@@ -19,26 +21,6 @@
 namespace pcoll::kmeans {
 
 namespace {
-
-struct Stats {
-  double mean = 0, std = 0, min = 0, max = 0;
-  int n = 0;
-};
-
-Stats stats(const std::vector<double> &v) {
-  Stats s;
-  s.n = static_cast<int>(v.size());
-  if (v.empty()) return s;
-  s.min = *std::min_element(v.begin(), v.end());
-  s.max = *std::max_element(v.begin(), v.end());
-  for (double x : v) s.mean += x;
-  s.mean /= s.n;
-  if (s.n > 1) {
-    for (double x : v) s.std += (x - s.mean) * (x - s.mean);
-    s.std = std::sqrt(s.std / (s.n - 1));
-  }
-  return s;
-}
 
 std::string hex(std::uint64_t v) {
   std::ostringstream os;
@@ -65,7 +47,8 @@ void print_header(std::ostream &os, const RunSetup &s) {
      << static_cast<long long>(s.clusters) * s.dim << " doubles ("
      << static_cast<long long>(s.clusters) * s.dim * 8 / 1024 << " KiB), 1 int\n"
      << "kmeans: " << s.warmup << " warm-up + " << s.runs << " timed runs per algorithm, "
-     << "algorithms in rotating order; times are the critical path (slowest rank)\n";
+     << "algorithms in a balanced rotating order (Williams design); times are the critical path "
+        "(slowest rank)\n";
 }
 
 void print_run(std::ostream &os, const RunRecord &r, bool first) {
@@ -90,43 +73,61 @@ bool print_summary(std::ostream &os, const RunSetup &s, const std::vector<RunRec
     if (!r.warmup) by_algo[r.algorithm].push_back(&r);
   std::string base = s.algorithms.empty() ? "" : s.algorithms.front();
   if (by_algo.count("vendor")) base = "vendor";
-  double base_mean = 0;
-  if (by_algo.count(base)) {
-    std::vector<double> t;
-    for (const auto *r : by_algo[base]) t.push_back(r->total);
-    base_mean = stats(t).mean;
-  }
-  os << "\nsummary over timed runs (seconds, critical path, mean +- sample std; allreduce = "
-        "counts + sums + conv)\n"
-     << std::left << std::setw(20) << "algorithm" << std::right << std::setw(22)
-     << "iteration phase" << std::setw(10) << "compute" << std::setw(10) << "ar_counts"
-     << std::setw(10) << "ar_sums" << std::setw(10) << "ar_conv" << std::setw(11) << "allreduce"
-     << std::setw(7) << "share" << std::setw(9) << "speedup"
-     << "  served (counts/sums/conv)\n";
+  std::vector<double> base_total;
+  if (by_algo.count(base))
+    for (const auto *r : by_algo[base]) base_total.push_back(r->total);
+  os << "\nsummary over timed runs (seconds, critical path = slowest rank; iteration phase: "
+        "median +- MAD and p10..p90 over the runs; parts: medians; allreduce = counts + sums + "
+        "conv)\n"
+     << std::left << std::setw(20) << "algorithm" << std::right << std::setw(20)
+     << "iteration phase" << std::setw(17) << "p10..p90" << std::setw(9) << "compute"
+     << std::setw(10) << "ar_counts" << std::setw(9) << "ar_sums" << std::setw(9) << "ar_conv"
+     << std::setw(10) << "allreduce" << std::setw(7) << "share" << std::setw(9) << "speedup"
+     << std::setw(14) << "95% interval" << std::setw(7) << "+-"
+     << "  " << std::left << std::setw(13) << "verdict"
+     << "served (counts/sums/conv)\n"
+     << std::right;
   for (const auto &name : s.algorithms) {
     const auto it = by_algo.find(name);
     if (it == by_algo.end()) continue;
-    std::vector<double> total, compute, c, m, v;
+    std::vector<double> total, compute, c, m, v, ar;
     for (const auto *r : it->second) {
       total.push_back(r->total);
       compute.push_back(r->compute);
       c.push_back(r->ar_counts);
       m.push_back(r->ar_sums);
       v.push_back(r->ar_conv);
+      ar.push_back(r->ar_counts + r->ar_sums + r->ar_conv);
     }
-    const Stats st = stats(total);
-    const double ar = stats(c).mean + stats(m).mean + stats(v).mean;
-    std::ostringstream tot;
-    tot << std::fixed << std::setprecision(4) << st.mean << " +- " << st.std;
-    os << std::left << std::setw(20) << name << std::right << std::setw(22) << tot.str()
-       << std::fixed << std::setprecision(4) << std::setw(10) << stats(compute).mean
-       << std::setw(10) << stats(c).mean << std::setw(10) << stats(m).mean << std::setw(10)
-       << stats(v).mean << std::setw(11) << ar << std::setprecision(1) << std::setw(6)
-       << 100.0 * ar / st.mean << "%" << std::setprecision(2) << std::setw(8)
-       << (base_mean > 0 ? base_mean / st.mean : 0.0) << "x" << std::defaultfloat << "  "
-       << served(*it->second.front()) << "\n";
+    const apps::Spread st = apps::spread(total);
+    const double ar_med = apps::median(ar);
+    std::ostringstream tot, range, ratio, half;
+    tot << std::fixed << std::setprecision(4) << st.median << " +- " << st.mad;
+    range << std::fixed << std::setprecision(4) << st.p10 << ".." << st.p90;
+    std::string interval = "-", verdict = "baseline";
+    if (name != base) {
+      const apps::Speedup sp = apps::speedup_ci(base_total, total);
+      ratio << std::fixed << std::setprecision(2) << sp.ratio << "x";
+      interval = apps::format_interval(sp);
+      verdict = sp.verdict;
+      if (sp.has_interval()) half << std::fixed << std::setprecision(1) << 100 * sp.width() << "%";
+    }
+    os << std::left << std::setw(20) << name << std::right << std::setw(20) << tot.str()
+       << std::setw(17) << range.str() << std::fixed << std::setprecision(4) << std::setw(9)
+       << apps::median(compute) << std::setw(10) << apps::median(c) << std::setw(9)
+       << apps::median(m) << std::setw(9) << apps::median(v) << std::setw(10) << ar_med
+       << std::setprecision(1) << std::setw(6) << 100.0 * ar_med / st.median << "%"
+       << std::defaultfloat << std::setw(9) << (ratio.str().empty() ? "-" : ratio.str())
+       << std::setw(14) << interval << std::setw(7) << (half.str().empty() ? "-" : half.str())
+       << "  " << std::left << std::setw(13) << verdict << std::right << served(*it->second.front())
+       << "\n";
   }
-  if (!base.empty()) os << "speedup = mean iteration phase of " << base << " / this one\n";
+  if (!base.empty())
+    os << "speedup = median iteration phase of " << base << " / this one; 95% interval: "
+       << "percentile bootstrap over the runs (" << apps::kSpeedupResamples
+       << " resamples, fixed seed), +- its half-width; 'within noise' when it contains 1.0, "
+          "'too few runs' below "
+       << apps::kSpeedupMinRuns << " runs\n";
 
   // Results: every run (warm-ups too) must agree bitwise when the sums are exact.
   bool ok = true;
@@ -160,7 +161,7 @@ void write_csv(const std::string &path, const RunSetup &s, const std::vector<Run
   if (!out) throw std::runtime_error("cannot write " + path);
   out << "deck,ranks,threads,dim,clusters,points,exact_sums,algorithm,served_counts,served_sums,"
          "served_conv,run,warmup,iterations,converged,inertia,digest,total_s,compute_s,"
-         "ar_counts_s,ar_sums_s,ar_conv_s,other_s,compute_max_s,allreduce_max_s\n";
+         "ar_counts_s,ar_sums_s,ar_conv_s,other_s,compute_max_s,allreduce_max_s,position\n";
   out << std::setprecision(17);
   for (const auto &r : runs)
     out << s.deck << ',' << s.ranks << ',' << s.threads << ',' << s.dim << ',' << s.clusters << ','
@@ -169,7 +170,7 @@ void write_csv(const std::string &path, const RunSetup &s, const std::vector<Run
         << ',' << r.iterations << ',' << (r.converged ? 1 : 0) << ',' << r.inertia << ','
         << hex(r.digest) << ',' << r.total << ',' << r.compute << ',' << r.ar_counts << ','
         << r.ar_sums << ',' << r.ar_conv << ',' << r.other << ',' << r.compute_max << ','
-        << r.allreduce_max << '\n';
+        << r.allreduce_max << ',' << r.position << '\n';
 }
 
 #ifdef PCOLL_KMEANS_HAVE_HDF5
@@ -244,6 +245,7 @@ void write_results_h5(const std::string &path, const RunSetup &s,
     attr_string(g, "served_sums", r.served_sums);
     attr_string(g, "served_conv", r.served_conv);
     attr_num(g, "rep", r.rep);
+    attr_num(g, "position", r.position);
     attr_num(g, "warmup", r.warmup ? 1 : 0);
     attr_num(g, "iterations", r.iterations);
     attr_num(g, "converged", r.converged ? 1 : 0);

@@ -29,6 +29,7 @@ struct RunSetup {
 struct RunRecord {
   std::string algorithm, served_counts, served_sums, served_conv;
   int rep = 0;
+  int position = 0;  // 0-based place of this run within its repetition (0: ran first)
   bool warmup = false;
   int iterations = 0;
   bool converged = false;
@@ -45,8 +46,10 @@ struct RunRecord {
 
 void print_header(std::ostream &os, const RunSetup &s);
 void print_run(std::ostream &os, const RunRecord &r, bool first);
-// Per algorithm over the timed runs: mean +- std of each part, speedup over the first algorithm
-// (or over vendor when present). Returns false if results differ where they must be bitwise equal.
+// Per algorithm over the timed runs: median +- MAD and p10..p90 of the iteration phase, medians of
+// its parts, and the speedup over vendor (or the first algorithm when there is no vendor) with
+// its bootstrap interval and verdict (apps/common/speedup.hpp). Returns false if results differ
+// where they must be bitwise equal.
 bool print_summary(std::ostream &os, const RunSetup &s, const std::vector<RunRecord> &runs);
 void write_csv(const std::string &path, const RunSetup &s, const std::vector<RunRecord> &runs);
 // Rank 0 only, serial HDF5; throws if built without HDF5.

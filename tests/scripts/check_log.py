@@ -1,5 +1,11 @@
 """Reads a collbench log with h5py only, in the layout docs/trace-format.md documents, and
-checks it: every table and field is there, rows are consistent, phases fit in their calls."""
+checks it: every table and field is there, rows are consistent, phases fit in their calls.
+With the run's CSV as a third argument, checks its columns too: the historical ones first, then
+vs_vendor_lo, vs_vendor_hi, vs_vendor_verdict consistent with each other.
+
+    check_log.py LOG.h5 P [RUN.csv]"""
+import csv
+import math
 import sys
 
 try:
@@ -45,3 +51,24 @@ assert b"vendor" in set(res["algorithm"])
 assert len(f["collbench/samples"]) == int(res["n"].sum())
 assert f["collbench/pingpong"].attrs["alpha"] > 0
 print(f"OK: {path}: {len(c)} calls, {len(p)} phases, {len(res)} results")
+
+if len(sys.argv) > 3:
+    with open(sys.argv[3], newline="") as fh:
+        rows = list(csv.DictReader(fh))
+        cols = list(rows[0].keys()) if rows else []
+    old = ("P,bytes,per_rank_bytes,count,algorithm,n,median_s,mad_s,p10_s,p90_s,min_s,max_s,"
+           "algbw_Bps,busbw_Bps,rounds,messages,max_bytes_sent,model_s,vs_vendor,wrong").split(",")
+    assert cols == old + ["vs_vendor_lo", "vs_vendor_hi", "vs_vendor_verdict"], cols
+    assert len(rows) == len(res), (len(rows), len(res))
+    for r in rows:
+        v = r["vs_vendor_verdict"]
+        if r["algorithm"] == "vendor":
+            assert v == "baseline" and r["vs_vendor_lo"] == "" and r["vs_vendor_hi"] == "", r
+        elif int(r["n"]) < 3:
+            assert v == "too few runs" and r["vs_vendor_lo"] == "", r
+        else:
+            lo, hi = float(r["vs_vendor_lo"]), float(r["vs_vendor_hi"])
+            assert 0 < lo <= hi and math.isfinite(hi), r
+            want = "faster" if lo > 1 else "slower" if hi < 1 else "within noise"
+            assert v == want, (r, want)
+    print(f"OK: {sys.argv[3]}: {len(rows)} rows with vs_vendor intervals")

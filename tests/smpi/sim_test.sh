@@ -32,8 +32,10 @@ case "${mode}" in
             echo "${coll}: ${n} rows verified"
             n_algos=$(($(grep "^${coll} " collectives.txt | wc -w) - 1))
             [[ ${n} -eq $((4 * n_algos)) ]] || { echo "FAIL: ${n} rows for ${coll}, expected 4 sizes x ${n_algos} algorithms"; exit 1; }
-            if awk -F, 'NR > 1 && $NF != 0 {bad = 1} END {exit !bad}' "verify-${coll}.csv"; then
-                echo "FAIL: a wrong or unverified row"; exit 1
+            # the `wrong` column by name (later columns, e.g. vs_vendor_lo, follow it)
+            if awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "wrong") w = i; if (!w) {bad = 1; exit}; next}
+                        $w != 0 {bad = 1} END {exit !bad}' "verify-${coll}.csv"; then
+                echo "FAIL: a wrong or unverified row (or no 'wrong' column)"; exit 1
             fi
         done ;;
     determinism)
