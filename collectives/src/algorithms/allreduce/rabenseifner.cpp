@@ -62,7 +62,7 @@ const AlgorithmInfo &rabenseifner_allreduce_info() {
     a.name = "rabenseifner";
     a.description =
         "recursive-halving reduce-scatter + recursive-doubling allgather; fold for "
-        "non-power-of-two P";
+        "non-power-of-two P; count < P': recursive doubling (as Open MPI and MPICH)";
     a.source = "Rabenseifner 2004; Thakur, Rabenseifner, Gropp 2005";
     a.build = build;
     a.model = model;

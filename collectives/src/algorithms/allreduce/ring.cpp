@@ -89,7 +89,9 @@ const AlgorithmInfo &ring_allreduce_info() {
     AlgorithmInfo a;
     a.coll = Collective::allreduce;
     a.name = "ring";
-    a.description = "ring reduce-scatter + allgather on P chunks, optional pipelined segments";
+    a.description =
+        "ring reduce-scatter + allgather on P chunks, optional pipelined segments; count < P: "
+        "recursive doubling (as Open MPI)";
     a.source = "Patarasuk and Yuan 2009; Rings, Trees, and Butterflies: HPX Collectives";
     a.restrictions.needs_commutative = true;
     a.params = {"ring_segment"};
