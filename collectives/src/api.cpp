@@ -6,6 +6,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -52,18 +53,51 @@ std::string plan_key(const AlgorithmInfo &algo, const PlanRequest &req) {
   return os.str();
 }
 
-// Applies the fallback policy; returns MPI_SUCCESS to go on with `sel.algo`.
-int apply_fallback(Context &ctx, const Selection &sel, MPI_Comm comm) {
-  if (sel.fallback_reason.empty()) return MPI_SUCCESS;
+// True the first time this process meets `msg`: warnings are said once per process and reason,
+// not per communicator, so a program (or a preloaded libpcoll_mpi.so under one) that creates
+// many communicators does not repeat them. Calls are serialised (pcoll is not thread-safe).
+bool first_in_process(const std::string &msg) {
+  static std::set<std::string> said;
+  return said.insert(msg).second;
+}
+
+// "vendor (fallback: REASON)", the algorithm name the trace records for a call pcoll handed to
+// the vendor: the reason up to its first parenthesis, short enough for the trace's column.
+std::string fallback_label(const std::string &reason) {
+  std::string r = reason.substr(0, reason.find(" ("));
+  if (r.size() > 72) r = r.substr(0, 69) + "...";
+  return "vendor (fallback: " + r + ")";
+}
+
+// Applies the fallback policy; returns MPI_SUCCESS to go on with `sel.algo`. `auto` never fails
+// a call: when none of pcoll's algorithms can serve it, the vendor does, and `warn` says why.
+int apply_fallback(Context &ctx, const Selection &sel, const std::string &reason, MPI_Comm comm) {
+  if (reason.empty()) return MPI_SUCCESS;
   const std::string &mode = ctx.config().get("fallback");
+  const bool is_auto = sel.fallback_reason.empty();
   const std::string msg = std::string(collective_name(sel.requested->coll)) + " algorithm '" +
-                          sel.requested->name + "' cannot serve this call: " + sel.fallback_reason;
-  if (mode == "error") return fail(comm, MPI_ERR_ARG, msg + " (PCOLL_FALLBACK=error)");
-  if (mode == "warn" && ctx.first_warning(msg) && ctx.rank() == 0)
+                          (is_auto ? "auto" : sel.requested->name) +
+                          "' cannot serve this call: " + reason;
+  if (mode == "error" && !is_auto) return fail(comm, MPI_ERR_ARG, msg + " (PCOLL_FALLBACK=error)");
+  if (mode == "warn" && first_in_process(msg) && ctx.rank() == 0)
     report(msg +
-           "; using vendor instead (warned once per communicator and reason; "
+           "; using vendor instead (warned once per process and reason; "
            "PCOLL_FALLBACK=silent hides this)");
   return MPI_SUCCESS;
+}
+
+// Why the call goes to the vendor although the configuration did not ask for it: the explicit
+// algorithm's failed restriction, or for `auto` the first of pcoll's algorithms' (their common
+// checks, contiguity, inter-communicators, size, come first); empty when pcoll serves it.
+std::string fallback_reason(const Config &cfg, const Selection &sel, const CallShape &shape) {
+  if (!sel.fallback_reason.empty()) return sel.fallback_reason;
+  if (!sel.algo->is_vendor() || cfg.get(collective_name(shape.coll)) == "vendor") return {};
+  for (const AlgorithmInfo *a : algorithms_of(shape.coll)) {
+    if (a->is_vendor()) continue;
+    std::string why = restriction_failure(*a, shape, cfg);
+    if (!why.empty()) return why;
+  }
+  return {};
 }
 
 // Argument checks common to the collectives (MPI's error classes).
@@ -127,15 +161,17 @@ int decide(Context &ctx, const Call &c, bool commutative, Context::Decision &d) 
   shape.ranks_per_node = ctx.ranks_per_node();
   shape.root = c.root;
   const Selection sel = select_algorithm(ctx.config(), shape);
-  if (int rc = apply_fallback(ctx, sel, c.comm); rc != MPI_SUCCESS) return rc;
+  const std::string reason = fallback_reason(ctx.config(), sel, shape);
+  if (int rc = apply_fallback(ctx, sel, reason, c.comm); rc != MPI_SUCCESS) return rc;
   d.algo = sel.algo;
+  if (!reason.empty()) d.trace_name = fallback_label(reason);
   d.type = shape.type;
   if (sel.algo->is_vendor()) return MPI_SUCCESS;
   const PlanRequest req = plan_request(*sel.algo, ctx.config(), ctx.rank(), shape);
   if (sel.algo->warning && ctx.config().get("fallback") == "warn") {
     // Shapes an algorithm handles poorly (e.g. CHiArA without a usable batch size) are said once.
     const std::string note = sel.algo->warning(req);
-    if (!note.empty() && ctx.first_warning(note) && ctx.rank() == 0)
+    if (!note.empty() && first_in_process(note) && ctx.rank() == 0)
       report(std::string(collective_name(c.coll)) + " " + sel.algo->name + ": " + note);
   }
   d.params = req.params;
@@ -156,9 +192,11 @@ int decide(Context &ctx, const Call &c, bool commutative, Context::Decision &d) 
 
 template <class Vendor>
 int run(const Call &c, Vendor vendor) {
-  trace::CallScope trace_call;  // when tracing is off: one predictable branch
+  // The context first: creating the first one arms PCOLL_TRACE, so the first call is recorded
+  // too (its time then excludes the one-off context creation).
   int err = MPI_SUCCESS;
   Context *ctx = Context::get(c.comm, &err);
+  trace::CallScope trace_call;  // when tracing is off: one predictable branch
   if (ctx == nullptr) return fail(c.comm, err);
   if (ctx->config_error() != MPI_SUCCESS) return fail(c.comm, ctx->config_error());
 
@@ -179,7 +217,8 @@ int run(const Call &c, Vendor vendor) {
     }
   }
   ctx->last_algorithm = d->algo->name;
-  trace_call.describe(ctx->comm(), collective_name(c.coll), d->algo->name,
+  trace_call.describe(ctx->comm(), collective_name(c.coll),
+                      d->trace_name.empty() ? d->algo->name : d->trace_name.c_str(),
                       c.layout ? c.trace_count : static_cast<std::size_t>(c.count), d->type.size);
 
   if (d->algo->is_vendor()) {

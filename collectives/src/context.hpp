@@ -74,6 +74,7 @@ class Context {
   };
   struct Decision {
     const AlgorithmInfo *algo = nullptr;
+    std::string trace_name;  // "vendor (fallback: reason)" when pcoll had to hand the call over
     std::vector<std::pair<std::string, long long>> params;
     std::shared_ptr<const Plan> plan;  // null for vendor, for count 0 and for layout collectives
     TypeInfo type;
