@@ -57,7 +57,7 @@ def launch(args, env_extra, tag, preload=True):
     env = dict(os.environ)
     env.update(env_extra)
     cmd = [args.mpiexec, "-n", str(args.np)]
-    if preload:
+    if preload and not args.no_preload:
         cmd += ["-x", f"LD_PRELOAD={args.lib}"]
     cmd += args.program
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
@@ -178,6 +178,8 @@ def main():
         p.add_argument(opt, required=True)
     p.add_argument("--np", type=int, required=True)
     p.add_argument("--columns", choices=["all", "sample"], default="sample")
+    p.add_argument("--no-preload", action="store_true",
+                   help="the program is linked with libpcoll_mpi.so (no LD_PRELOAD)")
     p.add_argument("program", nargs="+")
     args = p.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
