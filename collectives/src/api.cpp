@@ -100,6 +100,18 @@ std::string fallback_reason(const Config &cfg, const Selection &sel, const CallS
   return {};
 }
 
+// A null buffer with a non-zero count is an error, except MPI_BOTTOM (a null pointer in Open MPI
+// and MPICH) with a datatype of absolute addresses: its non-zero lower bound makes it
+// non-contiguous, so the call reaches the vendor through the fallback, as MPI programs expect.
+bool null_data(const void *buf, long long count, MPI_Datatype dt) {
+  return buf == nullptr && count > 0 && (dt == MPI_DATATYPE_NULL || describe_type(dt).contiguous);
+}
+// Send and receive buffers that are the same memory (MPI_BOTTOM for both is not: the datatypes
+// say where the data is).
+bool aliased(const void *sendbuf, const void *recvbuf) {
+  return sendbuf == recvbuf && sendbuf != MPI_BOTTOM;
+}
+
 // Argument checks common to the collectives (MPI's error classes).
 int check_args(MPI_Comm comm, int count, MPI_Datatype dt, MPI_Op op, bool has_op) {
   if (comm == MPI_COMM_NULL) return fail(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_COMM_NULL");
@@ -276,9 +288,9 @@ int PCOLL_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
                     MPI_Comm comm) {
   return guarded(comm, [&]() -> int {
     if (int rc = check_args(comm, count, datatype, op, true); rc != MPI_SUCCESS) return rc;
-    if (count > 0 && (recvbuf == nullptr || sendbuf == nullptr))
+    if (null_data(recvbuf, count, datatype) || null_data(sendbuf, count, datatype))
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
-    if (count > 0 && sendbuf == recvbuf)
+    if (count > 0 && aliased(sendbuf, recvbuf))
       return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
     return run({Collective::allreduce, comm, count, datatype, op, sendbuf, recvbuf},
                [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); });
@@ -289,9 +301,9 @@ int PCOLL_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return guarded(comm, [&]() -> int {
     if (int rc = check_args(comm, recvcount, datatype, op, true); rc != MPI_SUCCESS) return rc;
-    if (recvcount > 0 && (recvbuf == nullptr || sendbuf == nullptr))
+    if (null_data(recvbuf, recvcount, datatype) || null_data(sendbuf, recvcount, datatype))
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
-    if (recvcount > 0 && sendbuf == recvbuf)
+    if (recvcount > 0 && aliased(sendbuf, recvbuf))
       return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
     return run(
         {Collective::reduce_scatter_block, comm, recvcount, datatype, op, sendbuf, recvbuf},
@@ -307,7 +319,8 @@ int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     const bool in_place = sendbuf == MPI_IN_PLACE;
     if (!in_place && (sendcount < 0 || sendtype == MPI_DATATYPE_NULL))
       return fail(comm, sendcount < 0 ? MPI_ERR_COUNT : MPI_ERR_TYPE, "bad send count or type");
-    if (recvcount > 0 && (recvbuf == nullptr || sendbuf == nullptr))
+    if (null_data(recvbuf, recvcount, recvtype) ||
+        (!in_place && null_data(sendbuf, sendcount, sendtype)))
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
     auto vendor = [&] {
       return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -328,9 +341,10 @@ int PCOLL_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     const bool in_place = sendbuf == MPI_IN_PLACE;  // sendcount and sendtype are ignored then
     if (!in_place && (sendcount < 0 || sendtype == MPI_DATATYPE_NULL))
       return fail(comm, sendcount < 0 ? MPI_ERR_COUNT : MPI_ERR_TYPE, "bad send count or type");
-    if (recvcount > 0 && (recvbuf == nullptr || sendbuf == nullptr))
+    if (null_data(recvbuf, recvcount, recvtype) ||
+        (!in_place && null_data(sendbuf, sendcount, sendtype)))
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
-    if (recvcount > 0 && sendbuf == recvbuf)
+    if (recvcount > 0 && aliased(sendbuf, recvbuf))
       return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
     auto vendor = [&] {
       return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -365,9 +379,9 @@ int PCOLL_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
       received += recvcounts[q];
       if (!in_place) sent += sendcounts[q];
     }
-    if ((received > 0 && recvbuf == nullptr) || (sent > 0 && sendbuf == nullptr))
+    if (null_data(recvbuf, received, recvtype) || (!in_place && null_data(sendbuf, sent, sendtype)))
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
-    if (!in_place && (sent > 0 || received > 0) && sendbuf == recvbuf)
+    if (!in_place && (sent > 0 || received > 0) && aliased(sendbuf, recvbuf))
       return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
     auto vendor = [&] {
       return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -421,7 +435,7 @@ int PCOLL_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     MPI_Comm_size(comm, &size);
     // Inter-communicators name the root differently (MPI_ROOT, MPI_PROC_NULL): the vendor's.
     if (!inter && (root < 0 || root >= size)) return fail(comm, MPI_ERR_ROOT, "root out of range");
-    if (count > 0 && buffer == nullptr)
+    if (null_data(buffer, count, datatype))
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
     Call call{Collective::bcast, comm, count, datatype, MPI_OP_NULL, MPI_IN_PLACE, buffer};
     call.root = inter ? 0 : root;
@@ -440,11 +454,11 @@ int PCOLL_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
     MPI_Comm_rank(comm, &rank);
     if (!inter && (root < 0 || root >= size)) return fail(comm, MPI_ERR_ROOT, "root out of range");
     const bool at_root = !inter && rank == root;
-    if (count > 0 && (sendbuf == nullptr || (at_root && recvbuf == nullptr)))
+    if (null_data(sendbuf, count, datatype) || (at_root && null_data(recvbuf, count, datatype)))
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
     if (!inter && !at_root && sendbuf == MPI_IN_PLACE)
       return fail(comm, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
-    if (count > 0 && at_root && sendbuf == recvbuf)
+    if (count > 0 && at_root && aliased(sendbuf, recvbuf))
       return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
     // Off the root the receive buffer is not significant: the plans never touch it.
     Call call{Collective::reduce, comm, count, datatype, op, sendbuf, recvbuf};

@@ -3,8 +3,8 @@
  * doubles whose sums are exact); a wrong element stops the run with MPI_Abort. Rank 0 prints how
  * many calls of each collective it made, so the test driver can check that the trace (and, in
  * the counting-tool build, the tool) saw each exactly once, and the bits of one inexact double
- * sum (a checksum that must equal the vendor's under PCOLL_DISABLE=1). One broadcast of a
- * strided vector type is pcoll's documented vendor fallback ("fallback=1", not in "bcast="). */
+ * sum (a checksum that must equal the vendor's under PCOLL_DISABLE=1). Two broadcasts of
+ * non-contiguous types are pcoll's documented vendor fallback ("fallback=2", not in "bcast="). */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -112,9 +112,9 @@ static void test_rooted(int n, int root) {
   free(buf), free(out);
 }
 
-/* A strided vector type (every other int): pcoll hands the call to the vendor, and the trace
- * says "vendor (fallback: the datatype is not contiguous)". A broadcast, since Open MPI refuses
- * predefined ops on derived types. */
+/* Two broadcasts pcoll hands to the vendor, traced as "vendor (fallback: the datatype is not
+ * contiguous)": a strided vector type (every other int) and MPI_BOTTOM with an absolute-address
+ * type. Broadcasts, since Open MPI refuses predefined ops on derived types. */
 static void test_fallback(void) {
   MPI_Datatype strided;
   MPI_Type_vector(3, 1, 2, MPI_INT, &strided);
@@ -125,6 +125,17 @@ static void test_fallback(void) {
   expect(buf[0] == 10 && buf[2] == 20 && buf[4] == 30 && buf[1] == 99 && buf[3] == 99,
          "strided bcast", 0, buf[0], 10);
   MPI_Type_free(&strided);
+  /* MPI_BOTTOM with a datatype of absolute addresses: the vendor's too, never an error. */
+  int abs_buf[2] = {rank == 0 ? 41 : -1, rank == 0 ? 42 : -1};
+  MPI_Aint where;
+  MPI_Get_address(abs_buf, &where);
+  const int len = 2;
+  MPI_Datatype absolute;
+  MPI_Type_create_hindexed(1, &len, &where, MPI_INT, &absolute);
+  MPI_Type_commit(&absolute);
+  MPI_Bcast(MPI_BOTTOM, 1, absolute, 0, MPI_COMM_WORLD);
+  expect(abs_buf[0] == 41 && abs_buf[1] == 42, "MPI_BOTTOM bcast", 0, abs_buf[0], 41);
+  MPI_Type_free(&absolute);
 }
 
 /* Sums whose rounding depends on the order of association: the vendor's bits. */
@@ -166,7 +177,7 @@ int main(int argc, char **argv) {
   if (rank == 0) {
     printf(
         "plain_mpi counts: allreduce=%d reduce_scatter_block=%d allgather=%d alltoall=%d "
-        "alltoallv=%d bcast=%d reduce=%d barrier=%d fallback=1\n",
+        "alltoallv=%d bcast=%d reduce=%d barrier=%d fallback=2\n",
         n_allreduce, n_rsb, n_allgather, n_alltoall, n_alltoallv, n_bcast, n_reduce, n_barrier);
     printf("plain_mpi checksum: %016llx\n", (unsigned long long)sum);
     printf("plain_mpi: P=%d, all results exact\n", size);
