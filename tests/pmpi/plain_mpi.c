@@ -4,7 +4,8 @@
  * many calls of each collective it made, so the test driver can check that the trace (and, in
  * the counting-tool build, the tool) saw each exactly once, and the bits of one inexact double
  * sum (a checksum that must equal the vendor's under PCOLL_DISABLE=1). Two broadcasts of
- * non-contiguous types are pcoll's documented vendor fallback ("fallback=2", not in "bcast="). */
+ * non-contiguous types and an inter-communicator allreduce are pcoll's documented vendor
+ * fallbacks ("fallback=2", "inter=1", not in "bcast=", "allreduce="). */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -138,6 +139,21 @@ static void test_fallback(void) {
   MPI_Type_free(&absolute);
 }
 
+/* An allreduce on an inter-communicator (the vendor's; each group gets the other's sum). */
+static int test_intercomm(void) {
+  if (size < 2) return 0;
+  MPI_Comm half, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 7, &inter);
+  int x = rank, s = -1, want = 0;
+  for (int q = 0; q < size; ++q) want += q % 2 != rank % 2 ? q : 0;
+  MPI_Allreduce(&x, &s, 1, MPI_INT, MPI_SUM, inter);
+  expect(s == want, "inter-communicator allreduce", 0, s, want);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+  return 1;
+}
+
 /* Sums whose rounding depends on the order of association: the vendor's bits. */
 static uint64_t inexact_checksum(void) {
   double x[7], y[7];
@@ -173,12 +189,14 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   n_barrier += 2;
   test_fallback();
+  const int inter = test_intercomm();
   const uint64_t sum = inexact_checksum();
   if (rank == 0) {
     printf(
         "plain_mpi counts: allreduce=%d reduce_scatter_block=%d allgather=%d alltoall=%d "
-        "alltoallv=%d bcast=%d reduce=%d barrier=%d fallback=2\n",
-        n_allreduce, n_rsb, n_allgather, n_alltoall, n_alltoallv, n_bcast, n_reduce, n_barrier);
+        "alltoallv=%d bcast=%d reduce=%d barrier=%d fallback=2 inter=%d\n",
+        n_allreduce, n_rsb, n_allgather, n_alltoall, n_alltoallv, n_bcast, n_reduce, n_barrier,
+        inter);
     printf("plain_mpi checksum: %016llx\n", (unsigned long long)sum);
     printf("plain_mpi: P=%d, all results exact\n", size);
   }
