@@ -57,11 +57,12 @@ int thread_multiple() {
   int level = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&level);
   v = level == MPI_THREAD_MULTIPLE ? 1 : 0;
-  if (v == 1 && settings().multiple_to_vendor && world_rank() == 0)
+  int unknown = -1;  // the thread that records the level says it, once
+  if (known.compare_exchange_strong(unknown, v) && v == 1 && settings().multiple_to_vendor &&
+      world_rank() == 0)
     report(
         "MPI_THREAD_MULTIPLE with PCOLL_THREAD_MULTIPLE=vendor: libpcoll_mpi.so hands every "
         "collective to the vendor MPI (untraced)");
-  known.store(v, std::memory_order_relaxed);
   return v;
 }
 
