@@ -5,7 +5,8 @@
 # where the calls went.
 #   scripts/preload-demo.sh [--ranks P] [--counts "1 8192"] [--algos "ring rabenseifner"]
 #                           [--iters N] [--trials T] [--rounds R] [--out DIR] [--no-python]
-# Configurations, interleaved in R rounds (rotating order) of T trials of N calls each:
+# Configurations, interleaved in R rounds (rotating order) of T trials of N calls each, untraced;
+# then one traced run of each (PCOLL_TRACE), for where the calls went:
 #   none      the program as is (the vendor's MPI_Allreduce, no pcoll anywhere)
 #   disabled  LD_PRELOAD=libpcoll_mpi.so with PCOLL_DISABLE=1 (pass-through: the preload's cost)
 #   vendor    preloaded, PCOLL_ALLREDUCE=vendor (pcoll's vendor path: pcoll's per-call overhead)
@@ -39,24 +40,29 @@ lib="${build}/collectives/libpcoll_mpi.so"
 py="$(pcoll_python)"
 pcoll_mpirun_env
 mkdir -p "${out}"
-rm -f "${out}"/*.out "${out}"/*.h5
+rm -f "${out}"/*.out "${out}"/*.traced "${out}"/*.h5
 mpicc -O2 -o "${out}/allreduce_loop" "${here}/preload/allreduce_loop.c"
 
 programs=(c)
 [[ ${python_too} -eq 1 ]] && programs+=(py)
 configs=(none disabled vendor ${algos})
-run() {  # run PROGRAM COUNT CONFIG ROUND
+run() {  # run PROGRAM COUNT CONFIG ROUND|traced
   local prog="$1" count="$2" cfg="$3" r="$4" name="$1-$2-$3"
-  local cmd=("${out}/allreduce_loop") env=() pre=(-x "LD_PRELOAD=${lib}")
+  local cmd=("${out}/allreduce_loop") env=() pre=(-x "LD_PRELOAD=${lib}") log="${out}/${name}.out"
   [[ "${prog}" == py ]] && cmd=("${py}" "${here}/preload/allreduce_loop.py")
   case "${cfg}" in
     none) pre=() ;;
-    disabled) env=(PCOLL_DISABLE=1 PCOLL_TRACE="${out}/${name}.h5") ;;
-    *) env=(PCOLL_ALLREDUCE="${cfg}" PCOLL_TRACE="${out}/${name}.h5") ;;
+    disabled) env=(PCOLL_DISABLE=1) ;;
+    *) env=(PCOLL_ALLREDUCE="${cfg}") ;;
   esac
-  # Each round's trace replaces the last (the summary reads one run's calls); times accumulate.
+  # The timed rounds run untraced (tracing costs per call); one more run per configuration
+  # writes the trace that shows where the calls went, its times not counted.
+  if [[ "${r}" == traced ]]; then
+    env+=(PCOLL_TRACE="${out}/${name}.h5")
+    log="${out}/${name}.traced"
+  fi
   env "${env[@]}" mpiexec -n "${ranks}" "${pre[@]}" "${cmd[@]}" "${count}" "${iters}" "${trials}" \
-    >>"${out}/${name}.out" 2>&1 || pcoll_die "${name} (round ${r}) failed: see ${out}/${name}.out"
+    >>"${log}" 2>&1 || pcoll_die "${name} (round ${r}) failed: see ${log}"
 }
 for prog in "${programs[@]}"; do
   for count in ${counts}; do
@@ -66,6 +72,7 @@ for prog in "${programs[@]}"; do
         run "${prog}" "${count}" "${configs[$(((k + r) % ${#configs[@]}))]}" "${r}"
       done
     done
+    for cfg in "${configs[@]}"; do run "${prog}" "${count}" "${cfg}" traced; done
   done
 done
 "${py}" "${here}/preload_report.py" "${out}" --configs "${configs[*]}" | tee "${out}/report.md"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The report of scripts/preload-demo.sh: per program and count, the time per MPI_Allreduce of
-each configuration (median over trials, the slowest rank per trial) and its speedup over the
-program run as is (scripts/lib/speedup.py: bootstrap interval, "within noise" when it contains
+each configuration (median over trials, the slowest rank per trial; untraced runs) and its
+speedup over the program run as is (scripts/lib/speedup.py: bootstrap interval, "within noise" when it contains
 1.0); the program's own output; and from each run's pcoll trace, where the calls went.
 
     scripts/preload_report.py DIR --configs "none disabled vendor ring rabenseifner"
@@ -65,13 +65,12 @@ def main():
             print(f"| {LABEL.get(cfg, 'preloaded, PCOLL_ALLREDUCE=' + cfg)} | "
                   f"{np.median(t) * 1e6:.2f} | {np.percentile(t, 10) * 1e6:.2f}-"
                   f"{np.percentile(t, 90) * 1e6:.2f} | {len(t)} | {s} |")
-        print("\nWhere the calls went (pcoll's trace of the last round):\n")
+        print("\nWhere the calls went (pcoll's trace of one more run of each, not timed):\n")
         for cfg in configs:
             trace = runs[(prog, count, cfg)][:-4] + ".h5"
             print(f"- {cfg}: {where_calls_went(trace)}")
-        first = open(runs[(prog, count, configs[-1])]).read().strip().splitlines()
-        print(f"\nOutput of the {configs[-1]} run (first round):\n\n```\n" +
-              "\n".join(first[:3]) + "\n```")
+        traced = open(runs[(prog, count, configs[-1])][:-4] + ".traced").read().strip()
+        print(f"\nOutput of the traced {configs[-1]} run:\n\n```\n{traced}\n```")
 
 
 if __name__ == "__main__":
