@@ -53,12 +53,27 @@ std::string plan_key(const AlgorithmInfo &algo, const PlanRequest &req) {
   return os.str();
 }
 
-// True the first time this process meets `msg`: warnings are said once per process and reason,
-// not per communicator, so a program (or a preloaded libpcoll_mpi.so under one) that creates
-// many communicators does not repeat them. Calls are serialised (pcoll is not thread-safe).
+// True the first time this process meets `msg`: warnings are said once per process and reason
+// (by speaker() below), not per communicator, so a program (or a preloaded libpcoll_mpi.so under
+// one) that creates many communicators does not repeat them. Calls are serialised (pcoll is not
+// thread-safe).
 bool first_in_process(const std::string &msg) {
   static std::set<std::string> said;
   return said.insert(msg).second;
+}
+
+// Whether this rank says a warning about a call on ctx's communicator: rank 0 of MPI_COMM_WORLD
+// when the communicator contains it (so a run says each reason once, on rank 0), else the
+// communicator's rank 0 (nobody else would). Evaluated only on a warning's first occurrence.
+bool speaker(const Context &ctx) {
+  MPI_Group world = MPI_GROUP_NULL, group = MPI_GROUP_NULL;
+  PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  PMPI_Comm_group(ctx.comm(), &group);
+  int zero = 0, there = MPI_UNDEFINED;
+  PMPI_Group_translate_ranks(world, 1, &zero, group, &there);
+  PMPI_Group_free(&world);
+  PMPI_Group_free(&group);
+  return ctx.rank() == (there == MPI_UNDEFINED ? 0 : there);
 }
 
 // "vendor (fallback: REASON)", the algorithm name the trace records for a call pcoll handed to
@@ -79,7 +94,7 @@ int apply_fallback(Context &ctx, const Selection &sel, const std::string &reason
                           (is_auto ? "auto" : sel.requested->name) +
                           "' cannot serve this call: " + reason;
   if (mode == "error" && !is_auto) return fail(comm, MPI_ERR_ARG, msg + " (PCOLL_FALLBACK=error)");
-  if (mode == "warn" && first_in_process(msg) && ctx.rank() == 0)
+  if (mode == "warn" && first_in_process(msg) && speaker(ctx))
     report(msg +
            "; using vendor instead (warned once per process and reason; "
            "PCOLL_FALLBACK=silent hides this)");
@@ -183,7 +198,7 @@ int decide(Context &ctx, const Call &c, bool commutative, Context::Decision &d) 
   if (sel.algo->warning && ctx.config().get("fallback") == "warn") {
     // Shapes an algorithm handles poorly (e.g. CHiArA without a usable batch size) are said once.
     const std::string note = sel.algo->warning(req);
-    if (!note.empty() && first_in_process(note) && ctx.rank() == 0)
+    if (!note.empty() && first_in_process(note) && speaker(ctx))
       report(std::string(collective_name(c.coll)) + " " + sel.algo->name + ": " + note);
   }
   d.params = req.params;

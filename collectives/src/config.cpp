@@ -23,8 +23,9 @@ std::vector<ParamSpec> build_table() {
           .one_of({"error", "warn", "silent"})
           .about("what happens when the chosen algorithm cannot serve a call (non-commutative op, "
                  "non-contiguous datatype, ...): error = return MPI_ERR_ARG, warn = use vendor and "
-                 "say so once per process and reason (on the communicator's rank 0), silent = use "
-                 "vendor quietly; the trace records such calls as 'vendor (fallback: reason)'"));
+                 "say so once per process and reason (on rank 0 of MPI_COMM_WORLD, or the "
+                 "communicator's rank 0 if it lacks that rank), silent = use vendor quietly; the "
+                 "trace records such calls as 'vendor (fallback: reason)'"));
   // --- algorithm parameters ------------------------------------------------------------------
   t.push_back(
       ParamSpec::integer("tree_arity", "2")
