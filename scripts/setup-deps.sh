@@ -40,6 +40,7 @@ APT_PACKAGES=(
     python3-h5py python3-matplotlib python3-numpy
     dpkg-dev clang-format
     libsimgrid-dev
+    gfortran python3-mpi4py
 )
 
 # ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -53,18 +54,81 @@ std::string plan_key(const AlgorithmInfo &algo, const PlanRequest &req) {
   return os.str();
 }
 
-// Applies the fallback policy; returns MPI_SUCCESS to go on with `sel.algo`.
-int apply_fallback(Context &ctx, const Selection &sel, MPI_Comm comm) {
-  if (sel.fallback_reason.empty()) return MPI_SUCCESS;
+// True the first time this process meets `msg`: warnings are said once per process and reason
+// (by speaker() below), not per communicator, so a program (or a preloaded libpcoll_mpi.so under
+// one) that creates many communicators does not repeat them. Calls are serialised (pcoll is not
+// thread-safe).
+bool first_in_process(const std::string &msg) {
+  static std::set<std::string> said;
+  return said.insert(msg).second;
+}
+
+// Whether this rank says a warning about a call on ctx's communicator: rank 0 of MPI_COMM_WORLD
+// when the communicator contains it (so a run says each reason once, on rank 0), else the
+// communicator's rank 0 (nobody else would). Evaluated only on a warning's first occurrence.
+bool speaker(const Context &ctx) {
+  MPI_Group world = MPI_GROUP_NULL, group = MPI_GROUP_NULL;
+  PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  PMPI_Comm_group(ctx.comm(), &group);
+  int zero = 0, there = MPI_UNDEFINED;
+  PMPI_Group_translate_ranks(world, 1, &zero, group, &there);
+  PMPI_Group_free(&world);
+  PMPI_Group_free(&group);
+  return ctx.rank() == (there == MPI_UNDEFINED ? 0 : there);
+}
+
+// "vendor (fallback: REASON)", the algorithm name the trace records for a call pcoll handed to
+// the vendor: the reason up to its first parenthesis, short enough for the trace's column.
+std::string fallback_label(const std::string &reason) {
+  std::string r = reason.substr(0, reason.find(" ("));
+  if (r.size() > 72) r = r.substr(0, 69) + "...";
+  return "vendor (fallback: " + r + ")";
+}
+
+// Applies the fallback policy; returns MPI_SUCCESS to go on with `sel.algo`. `auto` never fails
+// a call: when none of pcoll's algorithms can serve it, the vendor does, and `warn` says why.
+int apply_fallback(Context &ctx, const Selection &sel, const std::string &reason, MPI_Comm comm) {
+  if (reason.empty()) return MPI_SUCCESS;
   const std::string &mode = ctx.config().get("fallback");
+  const bool is_auto = sel.fallback_reason.empty();
   const std::string msg = std::string(collective_name(sel.requested->coll)) + " algorithm '" +
-                          sel.requested->name + "' cannot serve this call: " + sel.fallback_reason;
-  if (mode == "error") return fail(comm, MPI_ERR_ARG, msg + " (PCOLL_FALLBACK=error)");
-  if (mode == "warn" && ctx.first_warning(msg) && ctx.rank() == 0)
+                          (is_auto ? "auto" : sel.requested->name) +
+                          "' cannot serve this call: " + reason;
+  if (mode == "error" && !is_auto) return fail(comm, MPI_ERR_ARG, msg + " (PCOLL_FALLBACK=error)");
+  if (mode == "warn" && first_in_process(msg) && speaker(ctx))
     report(msg +
-           "; using vendor instead (warned once per communicator and reason; "
+           "; using vendor instead (warned once per process and reason; "
            "PCOLL_FALLBACK=silent hides this)");
   return MPI_SUCCESS;
+}
+
+// Why the call goes to the vendor although the configuration did not ask for it: the explicit
+// algorithm's failed restriction, or for `auto` the first of pcoll's algorithms' (their common
+// checks, contiguity, inter-communicators, size, come first); empty when pcoll serves it.
+std::string fallback_reason(const Config &cfg, const Selection &sel, const CallShape &shape) {
+  if (!sel.fallback_reason.empty()) return sel.fallback_reason;
+  // A rule that names vendor is a measured choice (nothing beat it), not a fallback.
+  if (!sel.algo->is_vendor() || sel.rule != nullptr ||
+      cfg.get(collective_name(shape.coll)) == "vendor")
+    return {};
+  for (const AlgorithmInfo *a : algorithms_of(shape.coll)) {
+    if (a->is_vendor()) continue;
+    std::string why = restriction_failure(*a, shape, cfg);
+    if (!why.empty()) return why;
+  }
+  return {};
+}
+
+// A null buffer with a non-zero count is an error, except MPI_BOTTOM (a null pointer in Open MPI
+// and MPICH) with a datatype of absolute addresses: its non-zero lower bound makes it
+// non-contiguous, so the call reaches the vendor through the fallback, as MPI programs expect.
+bool null_data(const void *buf, long long count, MPI_Datatype dt) {
+  return buf == nullptr && count > 0 && (dt == MPI_DATATYPE_NULL || describe_type(dt).contiguous);
+}
+// Send and receive buffers that are the same memory (MPI_BOTTOM for both is not: the datatypes
+// say where the data is).
+bool aliased(const void *sendbuf, const void *recvbuf) {
+  return sendbuf == recvbuf && sendbuf != MPI_BOTTOM;
 }
 
 // Argument checks common to the collectives (MPI's error classes).
@@ -128,8 +192,10 @@ int decide(Context &ctx, const Call &c, bool commutative, Context::Decision &d) 
   shape.ranks_per_node = ctx.ranks_per_node();
   shape.root = c.root;
   const Selection sel = select_algorithm(ctx.config(), ctx.rules(), shape);
-  if (int rc = apply_fallback(ctx, sel, c.comm); rc != MPI_SUCCESS) return rc;
+  const std::string reason = fallback_reason(ctx.config(), sel, shape);
+  if (int rc = apply_fallback(ctx, sel, reason, c.comm); rc != MPI_SUCCESS) return rc;
   d.algo = sel.algo;
+  if (!reason.empty()) d.trace_name = fallback_label(reason);
   d.type = shape.type;
   if (sel.algo->is_vendor()) return MPI_SUCCESS;
   const PlanRequest req =
@@ -137,7 +203,7 @@ int decide(Context &ctx, const Call &c, bool commutative, Context::Decision &d) 
   if (sel.algo->warning && ctx.config().get("fallback") == "warn") {
     // Shapes an algorithm handles poorly (e.g. CHiArA without a usable batch size) are said once.
     const std::string note = sel.algo->warning(req);
-    if (!note.empty() && ctx.first_warning(note) && ctx.rank() == 0)
+    if (!note.empty() && first_in_process(note) && speaker(ctx))
       report(std::string(collective_name(c.coll)) + " " + sel.algo->name + ": " + note);
   }
   d.params = req.params;
@@ -158,9 +224,11 @@ int decide(Context &ctx, const Call &c, bool commutative, Context::Decision &d) 
 
 template <class Vendor>
 int run(const Call &c, Vendor vendor) {
-  trace::CallScope trace_call;  // when tracing is off: one predictable branch
+  // The context first: creating the first one arms PCOLL_TRACE, so the first call is recorded
+  // too (its time then excludes the one-off context creation).
   int err = MPI_SUCCESS;
   Context *ctx = Context::get(c.comm, &err);
+  trace::CallScope trace_call;  // when tracing is off: one predictable branch
   if (ctx == nullptr) return fail(c.comm, err);
   if (ctx->config_error() != MPI_SUCCESS) return fail(c.comm, ctx->config_error());
 
@@ -184,7 +252,8 @@ int run(const Call &c, Vendor vendor) {
     }
   }
   ctx->last_algorithm = d->algo->name;
-  trace_call.describe(ctx->comm(), collective_name(c.coll), d->algo->name,
+  trace_call.describe(ctx->comm(), collective_name(c.coll),
+                      d->trace_name.empty() ? d->algo->name : d->trace_name.c_str(),
                       c.layout ? c.trace_count : static_cast<std::size_t>(c.count), d->type.size);
 
   if (d->algo->is_vendor()) {
@@ -245,9 +314,9 @@ int PCOLL_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
                     MPI_Comm comm) {
   return guarded(comm, [&]() -> int {
     if (int rc = check_args(comm, count, datatype, op, true); rc != MPI_SUCCESS) return rc;
-    if (count > 0 && (recvbuf == nullptr || sendbuf == nullptr))
+    if (null_data(recvbuf, count, datatype) || null_data(sendbuf, count, datatype))
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
-    if (count > 0 && sendbuf == recvbuf)
+    if (count > 0 && aliased(sendbuf, recvbuf))
       return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
     return run({Collective::allreduce, comm, count, datatype, op, sendbuf, recvbuf},
                [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); });
@@ -258,9 +327,9 @@ int PCOLL_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return guarded(comm, [&]() -> int {
     if (int rc = check_args(comm, recvcount, datatype, op, true); rc != MPI_SUCCESS) return rc;
-    if (recvcount > 0 && (recvbuf == nullptr || sendbuf == nullptr))
+    if (null_data(recvbuf, recvcount, datatype) || null_data(sendbuf, recvcount, datatype))
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
-    if (recvcount > 0 && sendbuf == recvbuf)
+    if (recvcount > 0 && aliased(sendbuf, recvbuf))
       return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
     return run(
         {Collective::reduce_scatter_block, comm, recvcount, datatype, op, sendbuf, recvbuf},
@@ -276,7 +345,8 @@ int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     const bool in_place = sendbuf == MPI_IN_PLACE;
     if (!in_place && (sendcount < 0 || sendtype == MPI_DATATYPE_NULL))
       return fail(comm, sendcount < 0 ? MPI_ERR_COUNT : MPI_ERR_TYPE, "bad send count or type");
-    if (recvcount > 0 && (recvbuf == nullptr || sendbuf == nullptr))
+    if (null_data(recvbuf, recvcount, recvtype) ||
+        (!in_place && null_data(sendbuf, sendcount, sendtype)))
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
     auto vendor = [&] {
       return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -297,9 +367,10 @@ int PCOLL_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     const bool in_place = sendbuf == MPI_IN_PLACE;  // sendcount and sendtype are ignored then
     if (!in_place && (sendcount < 0 || sendtype == MPI_DATATYPE_NULL))
       return fail(comm, sendcount < 0 ? MPI_ERR_COUNT : MPI_ERR_TYPE, "bad send count or type");
-    if (recvcount > 0 && (recvbuf == nullptr || sendbuf == nullptr))
+    if (null_data(recvbuf, recvcount, recvtype) ||
+        (!in_place && null_data(sendbuf, sendcount, sendtype)))
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
-    if (recvcount > 0 && sendbuf == recvbuf)
+    if (recvcount > 0 && aliased(sendbuf, recvbuf))
       return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
     auto vendor = [&] {
       return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -334,9 +405,9 @@ int PCOLL_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
       received += recvcounts[q];
       if (!in_place) sent += sendcounts[q];
     }
-    if ((received > 0 && recvbuf == nullptr) || (sent > 0 && sendbuf == nullptr))
+    if (null_data(recvbuf, received, recvtype) || (!in_place && null_data(sendbuf, sent, sendtype)))
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
-    if (!in_place && (sent > 0 || received > 0) && sendbuf == recvbuf)
+    if (!in_place && (sent > 0 || received > 0) && aliased(sendbuf, recvbuf))
       return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
     auto vendor = [&] {
       return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -390,7 +461,7 @@ int PCOLL_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     MPI_Comm_size(comm, &size);
     // Inter-communicators name the root differently (MPI_ROOT, MPI_PROC_NULL): the vendor's.
     if (!inter && (root < 0 || root >= size)) return fail(comm, MPI_ERR_ROOT, "root out of range");
-    if (count > 0 && buffer == nullptr)
+    if (null_data(buffer, count, datatype))
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
     Call call{Collective::bcast, comm, count, datatype, MPI_OP_NULL, MPI_IN_PLACE, buffer};
     call.root = inter ? 0 : root;
@@ -409,11 +480,11 @@ int PCOLL_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
     MPI_Comm_rank(comm, &rank);
     if (!inter && (root < 0 || root >= size)) return fail(comm, MPI_ERR_ROOT, "root out of range");
     const bool at_root = !inter && rank == root;
-    if (count > 0 && (sendbuf == nullptr || (at_root && recvbuf == nullptr)))
+    if (null_data(sendbuf, count, datatype) || (at_root && null_data(recvbuf, count, datatype)))
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
     if (!inter && !at_root && sendbuf == MPI_IN_PLACE)
       return fail(comm, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
-    if (count > 0 && at_root && sendbuf == recvbuf)
+    if (count > 0 && at_root && aliased(sendbuf, recvbuf))
       return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
     // Off the root the receive buffer is not significant: the plans never touch it.
     Call call{Collective::reduce, comm, count, datatype, op, sendbuf, recvbuf};

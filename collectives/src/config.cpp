@@ -23,7 +23,9 @@ std::vector<ParamSpec> build_table() {
           .one_of({"error", "warn", "silent"})
           .about("what happens when the chosen algorithm cannot serve a call (non-commutative op, "
                  "non-contiguous datatype, ...): error = return MPI_ERR_ARG, warn = use vendor and "
-                 "say so once per communicator and reason, silent = use vendor quietly"));
+                 "say so once per process and reason (on rank 0 of MPI_COMM_WORLD, or the "
+                 "communicator's rank 0 if it lacks that rank), silent = use vendor quietly; the "
+                 "trace records such calls as 'vendor (fallback: reason)'"));
   // --- algorithm parameters ------------------------------------------------------------------
   t.push_back(
       ParamSpec::integer("tree_arity", "2")
@@ -144,6 +146,20 @@ std::vector<ParamSpec> build_table() {
               "per-call trace records kept per rank (<= 80 B + 16 B per phase each, so the default "
               "stays under ~100 MB); later calls only update per (collective, algorithm, bytes) "
               "summaries, and the file says so"));
+  // --- libpcoll_mpi.so: the PMPI interposer for unmodified programs (src/pmpi) -----------------
+  t.push_back(
+      ParamSpec::choice("disable", "0")
+          .one_of({"0", "1"})
+          .about("libpcoll_mpi.so only: 1 = every intercepted MPI collective goes straight to the "
+                 "vendor MPI, untraced (A/B runs of the same binary); programs calling PCOLL_ "
+                 "functions are not affected"));
+  t.push_back(
+      ParamSpec::choice("thread_multiple", "check")
+          .one_of({"check", "vendor"})
+          .about("libpcoll_mpi.so only, under MPI_THREAD_MULTIPLE: check = pcoll serves the calls "
+                 "and stops the program with MPI_Abort, naming this variable, if two threads are "
+                 "ever inside an intercepted collective at once (pcoll is not thread-safe); vendor "
+                 "= every intercepted call goes to the vendor MPI, untraced"));
   // --- simulation (SimGrid SMPI builds, PCOLL_SMPI=ON) ------------------------------------------
   t.push_back(
       ParamSpec::integer("sim_shared_bytes", "0")

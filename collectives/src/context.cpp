@@ -118,14 +118,18 @@ int Context::init(MPI_Comm user) {
   int inter = 0;
   PMPI_Comm_test_inter(user, &inter);
   inter_ = inter != 0;
-  MPI_Comm node = MPI_COMM_NULL;
-  rc = PMPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  if (rc != MPI_SUCCESS) return rc;
-  int local = 1;
-  PMPI_Comm_size(node, &local);
-  PMPI_Comm_free(&node);
-  rc = PMPI_Allreduce(&local, &node_size_, 1, MPI_INT, MPI_MIN, comm_);
-  if (rc != MPI_SUCCESS) return rc;
+  // Inter-communicators are served by the vendor (select.cpp) and need no node size; Open MPI
+  // 4.1 crashes in MPI_Comm_split_type on one (reached by unmodified programs, src/pmpi).
+  if (!inter_) {
+    MPI_Comm node = MPI_COMM_NULL;
+    rc = PMPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    if (rc != MPI_SUCCESS) return rc;
+    int local = 1;
+    PMPI_Comm_size(node, &local);
+    PMPI_Comm_free(&node);
+    rc = PMPI_Allreduce(&local, &node_size_, 1, MPI_INT, MPI_MIN, comm_);
+    if (rc != MPI_SUCCESS) return rc;
+  }
   base_config_ = load_config();
   select_state();
   rc = check_agreement();

@@ -74,9 +74,6 @@ class Context {
     return *reducer_;
   }
 
-  // True the first time a (reason) is seen on this communicator.
-  bool first_warning(const std::string &reason) { return warned_.insert(reason).second; }
-
   const char *last_algorithm = "";  // what the last call used (PCOLL_Get_last_algorithm)
 
   bool intercomm() const { return inter_; }
@@ -96,6 +93,7 @@ class Context {
   };
   struct Decision {
     const AlgorithmInfo *algo = nullptr;
+    std::string trace_name;  // "vendor (fallback: reason)" when pcoll had to hand the call over
     std::vector<std::pair<std::string, long long>> params;
     std::shared_ptr<const Plan> plan;  // null for vendor, for count 0 and for layout collectives
     TypeInfo type;
@@ -169,7 +167,6 @@ class Context {
   std::size_t decisions_made_ = 0;
   void select_state();  // state_ = the state of overrides_, created on first use
   bool inter_ = false;
-  std::set<std::string> warned_;
 };
 
 // Prints "pcoll: <msg>" on stderr.

@@ -16,6 +16,10 @@ namespace pcoll::trace {
 
 int write_now(bool final) {
   Recorder &r = recorder();
+  struct Writing {  // writing() for the duration, whichever way this returns
+    Writing() { detail::g_writing = true; }
+    ~Writing() { detail::g_writing = false; }
+  } writing_now;
   // A private duplicate: our clock ping-pong can never match an application receive.
   MPI_Comm comm = MPI_COMM_NULL;
   int rc = PMPI_Comm_dup(MPI_COMM_WORLD, &comm);

@@ -11,6 +11,7 @@ namespace pcoll::trace {
 
 namespace detail {
 bool g_active = false;
+bool g_writing = false;
 }
 
 namespace {

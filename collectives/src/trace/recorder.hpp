@@ -32,7 +32,15 @@ struct Config;
 namespace pcoll::trace {
 
 namespace detail {
-extern bool g_active;  // Recorder::active_, kept as a plain global so the off path is one load
+extern bool g_active;   // Recorder::active_, kept as a plain global so the off path is one load
+extern bool g_writing;  // write_now() is running
+}  // namespace detail
+
+// True while this process writes its trace file. HDF5 and MPI-IO make their own MPI collectives
+// then (MPI_Allreduce, MPI_Bcast, ...); the PMPI interposer (src/pmpi) hands those straight to
+// the vendor, so the writer never re-enters pcoll or records into the tables it is writing.
+inline bool writing() {
+  return detail::g_writing;
 }
 
 inline bool active() {
