@@ -290,6 +290,18 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code, bool spe
   app.add_option("--trace", opt.trace,
                  "pcoll trace (HDF5): every collective call and the cg phases of every iteration");
   app.add_flag("-q,--quiet", opt.quiet, "only the summary");
+#ifdef PCOLL_SMPI
+  app.add_option("--sim-stencil-per-point", opt.sim_stencil_per_point,
+                 "simulation: seconds of stencil computation per local point and iteration, "
+                 "measured natively (run with --cfg=smpi/simulate-computation:no)")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--sim-vector-per-point", opt.sim_vector_per_point,
+                 "simulation: seconds of vector work (updates, local dot products) per local "
+                 "point and iteration, measured natively")
+      ->required()
+      ->check(CLI::PositiveNumber);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

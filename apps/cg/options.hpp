@@ -30,6 +30,11 @@ struct Options {
   // output (flags only)
   std::string csv, output, trace;
   bool quiet = false;
+  // SMPI builds only: simulated seconds of computation per local interior point charged in each
+  // iteration's stencil phase and (once) in its first vector phase. The kernels still run for
+  // real, but simulations run with smpi/simulate-computation:no, so these rates, measured
+  // natively (scripts/reproduce-cg.sh --smpi does), are what the simulated ranks spend.
+  double sim_stencil_per_point = 0, sim_vector_per_point = 0;
   std::string command_line;
 };
 

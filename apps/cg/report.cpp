@@ -195,14 +195,21 @@ void print_refinement(std::ostream &os, const std::vector<RefinementRow> &rows) 
      << "ratio\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const RefinementRow &r = rows[i];
-    std::ostringstream grid;
+    std::ostringstream grid, rmax, rl2;
     grid << r.n[0] << "x" << r.n[1] << "x" << r.n[2];
+    rmax << std::fixed << std::setprecision(2);
+    rl2 << std::fixed << std::setprecision(2);
+    if (i == 0) {
+      rmax << "-";
+      rl2 << "-";
+    } else {
+      rmax << rows[i - 1].err_max / r.err_max;
+      rl2 << rows[i - 1].err_l2 / r.err_l2;
+    }
     os << std::setw(16) << grid.str() << std::setw(12) << std::setprecision(5) << r.h
        << std::setw(7) << r.iterations << std::scientific << std::setprecision(4) << std::setw(13)
-       << r.err_max << std::fixed << std::setprecision(2) << std::setw(8)
-       << (i ? rows[i - 1].err_max / r.err_max : 0.0) << std::scientific << std::setprecision(4)
-       << std::setw(13) << r.err_l2 << std::fixed << std::setprecision(2) << std::setw(8)
-       << (i ? rows[i - 1].err_l2 / r.err_l2 : 0.0) << std::defaultfloat << "\n";
+       << r.err_max << std::setw(8) << rmax.str() << std::setw(13) << r.err_l2 << std::setw(8)
+       << rl2.str() << std::defaultfloat << "\n";
   }
 }
 

@@ -102,6 +102,7 @@ class Solver {
   std::size_t row_ = 0;
   double phase_start_ = 0;
   long long traced_iterations_ = 0;
+  bool vector_charged_ = false;  // SMPI: this iteration's vector work was charged
 };
 
 // Digest of a field's interior bits over all ranks (rank order); collective.
