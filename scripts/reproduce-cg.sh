@@ -89,6 +89,7 @@ fi
 
 out="${out:-${build}/results/cg-${deck_name}${smpi:+-${smpi}}-$(date +%Y%m%d-%H%M%S)}"
 mkdir -p "${out}"
+out="$(cd -- "${out}" && pwd -P)"  # absolute: the simulations run inside it
 py="$(pcoll_python)" || pcoll_die "no python3 with h5py + matplotlib"
 
 launcher="${PCOLL_LAUNCHER:-mpiexec}"
