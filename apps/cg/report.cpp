@@ -151,7 +151,7 @@ bool print_summary(std::ostream &os, const RunSetup &s, const std::vector<RunRec
   os << std::setprecision(6) << "results: " << ref.iterations << " iterations, relative residual "
      << ref.rel_residual << " (true " << ref.true_rel_residual << "), error against the exact u: "
      << "max " << ref.err_max << ", L2 " << ref.err_l2
-     << (ref.converged ? "" : "; NOT CONVERGED within max_iterations") << "\n";
+     << (ref.converged ? "" : "; NOT CONVERGED (iteration limit or breakdown)") << "\n";
   if (same) {
     os << "results: every run of every algorithm gave bit-identical iterates (digest "
        << hex(ref.digest) << ")\n";

@@ -56,6 +56,12 @@ void Solver::end(int phase) {
   PCOLL_Trace_phase_end(phase_names_[phase].c_str());
 }
 
+// A residual that is not finite (a zero or NaN denominator) ends the solve, unconverged, instead
+// of iterating on NaN to max_iterations; every rank sees the same reduced values, so all stop.
+bool Solver::breakdown(const RunResult &res) const {
+  return !std::isfinite(res.rel_residual);
+}
+
 void Solver::dots(int count, const ConstField *a, const ConstField *b, double *out) {
   kernels::dot_products(d_.box, count, a, b, out, ws_);
 }
@@ -117,7 +123,7 @@ void Solver::run_cg(RunResult &res) {
     res.rel_residual = std::sqrt(rr) / bnorm;
     res.history.push_back(res.rel_residual);
     if (res.rel_residual < opt_.tol) res.converged = true;
-    if (res.converged || it == opt_.max_iterations) break;
+    if (res.converged || it == opt_.max_iterations || breakdown(res)) break;
     next_iteration(res);
     begin(kHalo), halo_.exchange(p_), end(kHalo);
     begin(kStencil), kernels::stencil_apply(box, pb_.a, p_, q_), end(kStencil);
@@ -162,7 +168,7 @@ void Solver::run_cg1(RunResult &res) {
     res.rel_residual = std::sqrt(v[2]) / bnorm;
     res.history.push_back(res.rel_residual);
     if (res.rel_residual < opt_.tol) res.converged = true;
-    if (res.converged || it == opt_.max_iterations) break;
+    if (res.converged || it == opt_.max_iterations || breakdown(res)) break;
     next_iteration(res);
     const double beta = it == 0 ? 0.0 : gamma / gamma_old;
     const double alpha = it == 0 ? gamma / delta : gamma / (delta - beta * gamma / alpha_old);
@@ -221,7 +227,7 @@ void Solver::run_pipecg(RunResult &res) {
     res.rel_residual = std::sqrt(v[2]) / bnorm;
     res.history.push_back(res.rel_residual);
     if (res.rel_residual < opt_.tol) res.converged = true;
-    if (res.converged || it == opt_.max_iterations) {
+    if (res.converged || it == opt_.max_iterations || breakdown(res)) {
       // This iteration only computed what the test needed: its row is not an iteration.
       res.times.resize(row_);
       PCOLL_Trace_iteration_end();

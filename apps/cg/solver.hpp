@@ -85,6 +85,7 @@ class Solver {
   void run_pipecg(RunResult &res);
   void finish_run(RunResult &res);
   void next_iteration(RunResult &res);
+  bool breakdown(const RunResult &res) const;
   // Per-iteration phase clock and pcoll trace phases.
   void begin(int phase);
   void end(int phase);
