@@ -84,9 +84,12 @@ void HaloExchange::start(kernels::ConstField x) {
               "halo MPI_Irecv");
     requests_.push_back(req);
   }
+  for (int f = 0; f < 6; ++f)
+    if (d_.neighbour[f] != MPI_PROC_NULL) kernels::pack_face(d_.box, f, x, send_[f]);
+  // Kokkos may return before a kernel has finished: the buffers go to MPI only after a fence.
+  Kokkos::DefaultHostExecutionSpace().fence();
   for (int f = 0; f < 6; ++f) {
     if (d_.neighbour[f] == MPI_PROC_NULL) continue;
-    kernels::pack_face(d_.box, f, x, send_[f]);
     MPI_Request req;
     check_mpi(MPI_Isend(send_[f].data(), static_cast<int>(send_[f].extent(0)), MPI_DOUBLE,
                         d_.neighbour[f], kTagBase + f, d_.cart, &req),

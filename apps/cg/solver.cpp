@@ -44,6 +44,7 @@ void Solver::begin(int phase) {
 }
 
 void Solver::end(int phase) {
+  Kokkos::DefaultHostExecutionSpace().fence();  // a phase ends when its kernels have finished
   // Simulation: the stencil in its phase; the vector work of the whole iteration in its first
   // vector phase, before any reduction starts, so pipecg's overlap is not overstated.
   const double points = static_cast<double>(d_.box.interior());
