@@ -2,7 +2,8 @@
 # Builds pcoll for SimGrid's SMPI simulator (PCOLL_SMPI=ON: smpicc/smpicxx, no parallel HDF5,
 # Kokkos linked statically and privatized per simulated rank) after installing what is missing.
 #   scripts/build-smpi.sh [BUILD_DIR]      (default: build-smpi/ under the repository root)
-# Targets: collbench and kmeans, as SMPI programs to run with smpirun (scripts/simulate.sh).
+# Targets: collbench, kmeans and cg, as SMPI programs to run with smpirun (scripts/simulate.sh,
+# scripts/reproduce-cg.sh --smpi).
 set -euo pipefail
 here="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)"
 # shellcheck source=lib/common.sh
@@ -19,4 +20,4 @@ cmake -S "${root}" -B "${build}" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release
 pcoll_msg "building the SMPI tree (log: ${build}.build.log)"
 cmake --build "${build}" -j "$(pcoll_jobs)" >"${build}.build.log" 2>&1 ||
     { tail -n 60 "${build}.build.log" >&2; pcoll_die "SMPI build failed"; }
-pcoll_msg "SMPI programs: ${build}/apps/collbench/collbench ${build}/apps/kmeans/kmeans"
+pcoll_msg "SMPI programs: ${build}/apps/collbench/collbench ${build}/apps/kmeans/kmeans ${build}/apps/cg/cg"

@@ -8,6 +8,8 @@
 #   determinism  the same simulation twice gives identical simulated times, bit for bit
 #   kmeans       the k-means app at P = 16 with vendor, chiara and rabenseifner: identical
 #                clustering (digest) and the injected compute time is charged
+#   cg           the CG app (cg1, exact reduction) at P = 16 with vendor, chiara and
+#                rabenseifner: bitwise the same iterates, and the injected compute is charged
 set -euo pipefail
 mode="$1" smpi_build="$2" root="$3" work="$4"
 mkdir -p "${work}"
@@ -55,5 +57,15 @@ case "${mode}" in
         awk -F, 'NR > 1 && $24 < 0.006 {bad = 1} END {exit bad}' km.csv ||
             { echo "FAIL: injected compute not charged"; exit 1; }
         echo "k-means: identical digests, compute charged" ;;
+    cg)
+        run "${smpi_build}/apps/cg/cg" --nx 16 --ny 16 --nz 16 --solver cg1 --reduction exact \
+            --allreduce vendor,chiara,rabenseifner --runs 1 --warmup 0 -q \
+            --sim-stencil-per-point 1e-8 --sim-vector-per-point 1e-8 --csv cg.csv | tee cg.out
+        grep -q "bit-identical iterates" cg.out || { echo "FAIL: the algorithms' iterates differ"; exit 1; }
+        # 16^3 points on 16 ranks: 256 per rank, 1e-8 s each per iteration in the stencil phase
+        awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i; next}
+                 $col["stencil_s"] < $col["iterations"] * 256 * 1e-8 {bad = 1} END {exit bad}' cg.csv ||
+            { echo "FAIL: injected compute not charged"; exit 1; }
+        echo "cg: identical iterates, compute charged" ;;
     *) echo "unknown mode ${mode}"; exit 2 ;;
 esac
