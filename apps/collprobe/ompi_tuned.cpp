@@ -1,0 +1,159 @@
+#include "ompi_tuned.hpp"
+
+#include <cstring>
+
+namespace collprobe {
+
+const std::vector<OmpiAlgorithm> &ompi_algorithms() {
+  static const std::vector<OmpiAlgorithm> v = {
+      {"basic_linear", "ompi:naive"},             // reduce to 0 in rank order, then linear bcast
+      {"nonoverlapping", "ompi:nonoverlapping"},  // tuned reduce, then tuned bcast
+      {"recursive_doubling", "ompi:recursive_doubling"},
+      {"ring", "ompi:ring"},
+      {"rabenseifner", "ompi:rabenseifner"},
+  };
+  return v;
+}
+
+#ifndef COLLPROBE_HAVE_MPI_T
+
+OmpiForced make_ompi_forced(MPI_Comm) {
+  OmpiForced f;
+  f.note = "no ompi: entries: this build has no MPI_T (SimGrid SMPI)";
+  return f;
+}
+
+#else
+
+namespace {
+
+const char kCvar[] = "coll_tuned_allreduce_algorithm";
+const char kDynamic[] = "coll_tuned_use_dynamic_rules";
+
+bool cvar_index(const char *name, int *index) {
+  return MPI_T_cvar_get_index(name, index) == MPI_SUCCESS;
+}
+
+// Reads an int control variable (both are MPI_INT in Open MPI 4.1); false if it cannot.
+bool read_int(int index, int *value) {
+  MPI_T_cvar_handle h;
+  int count = 0;
+  if (MPI_T_cvar_handle_alloc(index, nullptr, &h, &count) != MPI_SUCCESS) return false;
+  const bool ok = count == 1 && MPI_T_cvar_read(h, value) == MPI_SUCCESS;
+  MPI_T_cvar_handle_free(&h);
+  return ok;
+}
+
+bool write_int(int index, int value) {
+  MPI_T_cvar_handle h;
+  int count = 0;
+  if (MPI_T_cvar_handle_alloc(index, nullptr, &h, &count) != MPI_SUCCESS) return false;
+  int back = -1;
+  // Read back: a variable whose scope forbids writing may accept the call and keep its value.
+  const bool ok = count == 1 && MPI_T_cvar_write(h, &value) == MPI_SUCCESS &&
+                  MPI_T_cvar_read(h, &back) == MPI_SUCCESS && back == value;
+  MPI_T_cvar_handle_free(&h);
+  return ok;
+}
+
+// The (name, value) items of the variable's enumeration: Open MPI's own numbering, so nothing
+// here depends on 4.1's "4 = ring".
+bool enum_items(int index, std::vector<std::pair<std::string, int> > *items) {
+  char name[256], desc[1024];
+  int name_len = sizeof name, desc_len = sizeof desc, verbosity = 0, bind = 0, scope = 0;
+  MPI_Datatype type;
+  MPI_T_enum enumtype;
+  if (MPI_T_cvar_get_info(index, name, &name_len, &verbosity, &type, &enumtype, desc, &desc_len,
+                          &bind, &scope) != MPI_SUCCESS ||
+      enumtype == MPI_T_ENUM_NULL)
+    return false;
+  int num = 0;
+  char ename[256];
+  int ename_len = sizeof ename;
+  if (MPI_T_enum_get_info(enumtype, &num, ename, &ename_len) != MPI_SUCCESS) return false;
+  for (int i = 0; i < num; ++i) {
+    int value = 0;
+    char item[256];
+    int item_len = sizeof item;
+    if (MPI_T_enum_get_item(enumtype, i, &value, item, &item_len) != MPI_SUCCESS) return false;
+    items->emplace_back(item, value);
+  }
+  return true;
+}
+
+}  // namespace
+
+OmpiForced make_ompi_forced(MPI_Comm base) {
+  OmpiForced f;
+  int size = 1;
+  MPI_Comm_size(base, &size);
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(lib, &len);
+  if (std::strstr(lib, "Open MPI") == nullptr) {
+    f.note = "no ompi: entries: the MPI library is not Open MPI";
+    return f;
+  }
+  if (size == 1) {  // coll/self serves a single rank, whatever coll/tuned is told
+    f.note = "no ompi: entries at P = 1 (coll/self serves every call)";
+    return f;
+  }
+  int provided = 0;
+  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
+    f.note = "no ompi: entries: MPI_T_init_thread failed";
+    return f;
+  }
+  int idx = -1, dyn_idx = -1, dynamic = 0, start = 0;
+  std::vector<std::pair<std::string, int> > items;
+  if (!cvar_index(kCvar, &idx) || !read_int(idx, &start) || !enum_items(idx, &items)) {
+    f.note = std::string("no ompi: entries: no readable MPI_T control variable ") + kCvar +
+             " (coll/tuned not built or not loaded)";
+  } else if (!cvar_index(kDynamic, &dyn_idx) || !read_int(dyn_idx, &dynamic) || dynamic == 0) {
+    f.note = std::string("no ompi: entries: ") + kDynamic +
+             " is 0, so coll/tuned ignores forced algorithms; set "
+             "OMPI_MCA_coll_tuned_use_dynamic_rules=1 (scripts/probe.sh does)";
+  }
+  if (!f.note.empty()) {
+    MPI_T_finalize();
+    return f;
+  }
+  for (const auto &[name, value] : items)
+    if (value == start) f.start_value = name;
+  for (const OmpiAlgorithm &a : ompi_algorithms()) {
+    int value = -1;
+    for (const auto &[name, v] : items)
+      if (name == a.ompi_name) value = v;
+    if (value < 0) {
+      f.note += std::string(f.note.empty() ? "" : "; ") + a.label + " absent: no value '" +
+                a.ompi_name + "' in " + kCvar;
+      continue;
+    }
+    // Every rank writes its own copy of the variable (it is process-local) before the dup.
+    const int ok_here = write_int(idx, value) ? 1 : 0;
+    int ok_all = 0;
+    MPI_Allreduce(&ok_here, &ok_all, 1, MPI_INT, MPI_MIN, base);
+    if (!ok_all) {
+      f.note += std::string(f.note.empty() ? "" : "; ") + a.label + " absent: writing " + kCvar +
+                "=" + std::to_string(value) + " failed on some rank";
+      write_int(idx, start);
+      continue;
+    }
+    ForcedComm c{a.label, a.ompi_name, value, MPI_COMM_NULL};
+    MPI_Comm_dup(base, &c.comm);
+    MPI_Comm_set_errhandler(c.comm, MPI_ERRORS_RETURN);
+    write_int(idx, start);  // later communicators get the default decisions again
+    f.comms.push_back(c);
+  }
+  MPI_T_finalize();
+  return f;
+}
+
+#endif
+
+void free_ompi_forced(OmpiForced &f) {
+  for (auto &c : f.comms)
+    if (c.comm != MPI_COMM_NULL) MPI_Comm_free(&c.comm);
+  f.comms.clear();
+}
+
+}  // namespace collprobe
