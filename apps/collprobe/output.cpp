@@ -26,6 +26,8 @@ void print_header(std::FILE *f, const char *prefix, const RunInfo &run) {
                  "communicator each (value at start: %s)\n",
                  prefix, run.ompi->start_value.c_str());
   if (!run.ompi->note.empty()) std::fprintf(f, "%snote %s\n", prefix, run.ompi->note.c_str());
+  if (run.bandwidth.empty())
+    std::fprintf(f, "%snote local bandwidth not measured (simulated time)\n", prefix);
   for (const Bandwidth &b : run.bandwidth)
     std::fprintf(f, "%sbandwidth %s %.2f %.2f  (GB/s best, median: %s on 1 MiB doubles)\n", prefix,
                  b.name.c_str(), b.best_gbs, b.median_gbs, b.what.c_str());
