@@ -75,6 +75,12 @@ for P in ${ranks}; do
     base="${out}/probe_P${P}"
     echo "P=${P} before: $(uptime)" >>"${out}/uptime.txt"
     pcoll_msg "P=${P}: $(uptime | sed 's/.*load/load/')"
+    load1="$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)"
+    if awk -v l="${load1}" -v c="${cores}" 'BEGIN { exit !(l > c) }'; then
+        pcoll_msg "warning: load ${load1} on ${cores} cores: other processes take turns on" \
+            "the cores, so blocks that lose the core are slow; the medians absorb some of it," \
+            "the intervals show the rest"
+    fi
     mpiexec -n "${P}" "${probe}" "${args[@]}" "${extra[@]}" --csv "${base}.csv" \
         >"${base}.log" 2>&1 ||
         { tail -n 30 "${base}.log" >&2; pcoll_die "collprobe failed at P=${P} (log: ${base}.log)"; }

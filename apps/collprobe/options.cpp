@@ -75,8 +75,9 @@ Options parse_options(int argc, char **argv, int rank) {
   app.add_option("--calls", o.calls, "calls per block at most (small sizes use exactly this)")
       ->capture_default_str();
   app.add_option("--block-ms", o.block_ms,
-                 "target block duration: fewer calls where the entries' median warm-up time "
-                 "per call times CALLS would exceed it (0: always CALLS)")
+                 "target block duration: fewer calls where CALLS times the entries' median "
+                 "warm-up time per call (each entry's fastest warm-up chunk) would exceed it "
+                 "(0: always CALLS)")
       ->capture_default_str();
   app.add_option("--min-calls", o.min_calls, "calls per block at least")->capture_default_str();
   app.add_option("--warmup", o.warmup, "untimed calls per entry and size before the blocks")

@@ -12,7 +12,7 @@ struct Options {
   std::vector<std::size_t> sizes = {8, 64, 1024, 8192, 65536, 1048576};
   int blocks = 20;         // timed blocks per (entry, size)
   int calls = 2000;        // back-to-back calls per block, at most ...
-  double block_ms = 20.0;  // ... and fewer where a block would last longer (0: always `calls`)
+  double block_ms = 10.0;  // ... and fewer where a block would last longer (0: always `calls`)
   int min_calls = 5;       // ... but never fewer than this
   int warmup = 100;        // untimed calls per (entry, size) before the blocks, at most ...
   unsigned seed = 42;      // seed of the per-block entry order
