@@ -72,6 +72,7 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "\n");
       if (!forced.note.empty()) std::fprintf(stderr, "collprobe: %s\n", forced.note.c_str());
     }
+    run.order_check = order_check(forced, base);
     run.bandwidth = measure_local_bandwidth(o.bw_reps, base);
     const ProbeResult res = run_probe(o, entries, base);
     if (!res.wrong.empty()) {

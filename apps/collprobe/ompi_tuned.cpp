@@ -150,6 +150,39 @@ OmpiForced make_ompi_forced(MPI_Comm base) {
 
 #endif
 
+namespace {
+
+// x o y = x: associative, not commutative. MPI computes inout = in o inout with `in` from the
+// lower ranks, so a rank-ordered reduction leaves the lowest rank's value.
+void keep_left(void *in, void *inout, int *len, MPI_Datatype *) {
+  const int *a = static_cast<const int *>(in);
+  int *b = static_cast<int *>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = a[i];
+}
+
+}  // namespace
+
+std::vector<std::string> order_check(const OmpiForced &f, MPI_Comm base) {
+  int rank = 0, P = 1;
+  MPI_Comm_rank(base, &rank);
+  MPI_Comm_size(base, &P);
+  MPI_Op op;
+  MPI_Op_create(keep_left, /*commute=*/0, &op);
+  std::vector<std::string> lines;
+  const std::vector<int> mine(4 * static_cast<std::size_t>(P), rank + 1);
+  for (const ForcedComm &c : f.comms) {
+    std::vector<int> out(mine.size(), 0);
+    int kept = PMPI_Allreduce(mine.data(), out.data(), static_cast<int>(out.size()), MPI_INT, op,
+                              c.comm) == MPI_SUCCESS;
+    for (int v : out) kept &= v == 1;
+    int all = 0;
+    MPI_Allreduce(&kept, &all, 1, MPI_INT, MPI_MIN, base);
+    lines.push_back(c.label + ": rank order " + (all ? "kept" : "not kept"));
+  }
+  MPI_Op_free(&op);
+  return lines;
+}
+
 void free_ompi_forced(OmpiForced &f) {
   for (auto &c : f.comms)
     if (c.comm != MPI_COMM_NULL) MPI_Comm_free(&c.comm);

@@ -39,6 +39,13 @@ struct OmpiAlgorithm {
 };
 const std::vector<OmpiAlgorithm> &ompi_algorithms();
 
+// Evidence, without timing, that each forced communicator runs what it was told: one allreduce
+// of 4P ints with a non-commutative operation (x o y = x, whose rank-ordered result is rank 0's
+// value everywhere). Open MPI's own decision never uses ring for such an operation and its other
+// algorithms keep the rank order, so "order not kept" on ompi:ring shows that the forced ring ran.
+// One line per forced communicator, "ompi:ring: rank order not kept"; collective over base.
+std::vector<std::string> order_check(const OmpiForced &f, MPI_Comm base);
+
 // Collective over `base`. Call after MPI_Init and before any other communicator is created that
 // must keep Open MPI's default decisions. Never fails the run: problems land in `note`.
 OmpiForced make_ompi_forced(MPI_Comm base);

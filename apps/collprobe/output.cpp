@@ -25,6 +25,8 @@ void print_header(std::FILE *f, const char *prefix, const RunInfo &run) {
                  "%sompi forced through MPI_T coll_tuned_allreduce_algorithm, one duplicate "
                  "communicator each (value at start: %s)\n",
                  prefix, run.ompi->start_value.c_str());
+  for (const std::string &line : run.order_check)
+    std::fprintf(f, "%sorder check (non-commutative op) %s\n", prefix, line.c_str());
   if (!run.ompi->note.empty()) std::fprintf(f, "%snote %s\n", prefix, run.ompi->note.c_str());
   if (run.bandwidth.empty())
     std::fprintf(f, "%snote local bandwidth not measured (simulated time)\n", prefix);

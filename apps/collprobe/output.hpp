@@ -16,6 +16,7 @@ struct RunInfo {
   const OmpiForced *ompi = nullptr;
   std::vector<std::string> entries;
   std::vector<Bandwidth> bandwidth;
+  std::vector<std::string> order_check;  // order_check(): evidence that the forcing works
 };
 
 // Per size: calls per block, what served the pcoll entries where it was not the entry itself

@@ -187,8 +187,8 @@ ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_C
     const double median = per_call[per_call.size() / 2];
     info.calls = o.calls;
     if (o.block_ms > 0 && o.warmup > 0 && median > 0)  // same value on every rank (max over)
-      info.calls =
-          static_cast<int>(std::clamp<double>(o.block_ms * 1e-3 / median, o.min_calls, o.calls));
+      info.calls = static_cast<int>(
+          std::clamp<double>(o.block_ms * 1e-3 / median, std::min(o.min_calls, o.calls), o.calls));
 
     // --- the timed blocks ---
     std::vector<std::size_t> order(n);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The report of a collprobe run (scripts/probe_report.py --check) has every entry the run must
-# have, at every size, and the tables that go with them.
+# have, at every size, the tables that go with them and (P > 1) the evidence that the forced
+# Open MPI algorithms are the ones that run.
 #   check_report.sh PYTHON SCRIPTS_DIR PCOLL_INFO RANKS CSV
 # The pcoll entries expected are the allreduce algorithms pcoll-info lists (the configuration
 # table, not the registry enumeration collprobe uses), so a dropped algorithm is caught.
@@ -16,7 +17,10 @@ report="$("${py}" "${scripts}/probe_report.py" --check --expect "${expect}" "${c
 printf '%s\n' "${report}"
 need=("### P = ${ranks}" "| 8 B |" "| 8 KiB |" "stream_add:" "reduce_local:" "pcoll_reduce:")
 if (( ranks > 1 )); then
-    need+=("ring vs ompi:ring" "naive vs ompi:naive")
+    # Forcing works (ompi_tuned.hpp, order_check): Open MPI never picks ring for a
+    # non-commutative op, so a broken rank order there shows that the forced ring ran.
+    need+=("ring vs ompi:ring" "naive vs ompi:naive" "ompi:ring: rank order not kept"
+           "ompi:recursive_doubling: rank order kept")
 else
     need+=("No ompi: entries in this run" "no ompi: entries at P = 1")
 fi
