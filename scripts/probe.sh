@@ -28,7 +28,7 @@ while [[ $# -gt 0 ]]; do
         --build) build="$2"; shift 2 ;;
         --no-build) do_build=0; shift ;;
         --) shift; extra=("$@"); break ;;
-        -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) pcoll_die "unknown argument '$1' (see --help)" ;;
     esac
 done
