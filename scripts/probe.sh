@@ -3,7 +3,7 @@
 # PMPI_Allreduce, every pcoll allreduce algorithm (vendor and auto included) and Open MPI's
 # coll/tuned forced to each of its algorithms (MPI_T), interleaved; then scripts/probe_report.py
 # prints, per P, the table against PMPI and the table of pcoll against Open MPI's same algorithm.
-#   scripts/probe.sh [--ranks "2 3 4"] [--blocks 30] [--sizes 8,64,1k,8k,64k,1m] [--out DIR]
+#   scripts/probe.sh [--ranks "2 3 4"] [--blocks 40] [--sizes 8,64,1k,8k,64k,1m] [--out DIR]
 #       [--build DIR] [--no-build] [-- extra collprobe flags]
 # --build DIR: the build tree whose collprobe (and pcoll) to run, e.g. a tree of another revision
 # for a before/after comparison (default: build/ of this checkout). --no-build runs it as it is.
@@ -17,7 +17,7 @@ here="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)"
 source "${here}/lib/common.sh"
 export PCOLL_LOG_TAG=probe
 root="$(pcoll_repo_root)"
-build="${root}/build" ranks="2 3 4" blocks=30 sizes="" out="" do_build=1
+build="${root}/build" ranks="2 3 4" blocks=40 sizes="" out="" do_build=1
 extra=()
 while [[ $# -gt 0 ]]; do
     case "$1" in

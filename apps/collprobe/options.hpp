@@ -10,12 +10,12 @@ namespace collprobe {
 struct Options {
   // Message sizes in bytes (whole vector of doubles; each a multiple of 8).
   std::vector<std::size_t> sizes = {8, 64, 1024, 8192, 65536, 1048576};
-  int blocks = 20;         // timed blocks per (entry, size)
-  int calls = 2000;        // back-to-back calls per block, at most ...
-  double block_ms = 10.0;  // ... and fewer where a block would last longer (0: always `calls`)
-  int min_calls = 5;       // ... but never fewer than this
-  int warmup = 100;        // untimed calls per (entry, size) before the blocks, at most ...
-  unsigned seed = 42;      // seed of the per-block entry order
+  int blocks = 20;        // timed blocks per (entry, size)
+  int calls = 2000;       // back-to-back calls per block, at most ...
+  double block_ms = 5.0;  // ... and fewer where a block would last longer (0: always `calls`)
+  int min_calls = 5;      // ... but never fewer than this
+  int warmup = 100;       // untimed calls per (entry, size) before the blocks, at most ...
+  unsigned seed = 42;     // seed of the per-block entry order
   std::vector<std::string> entries;  // empty: every entry the run can offer
   std::string csv;                   // samples as CSV ('-' = stdout)
   int bw_reps = 200;                 // repetitions of the local bandwidth kernels
