@@ -4,7 +4,9 @@
 Per P, two markdown tables:
   1. rows = message sizes, columns = entries. pmpi's cell is its median time per call (us); every
      other cell is `pmpi time / entry time` (the ratio of medians: < 1 = slower than PMPI) with
-     its 95% bootstrap interval (scripts/lib/speedup.py).
+     its 95% bootstrap interval (scripts/lib/speedup.py). A double dagger marks an entry whose
+     median block is over 2x its fastest: most of its blocks lost the core to other processes,
+     so that cell measures the machine's load rather than the call.
   2. pcoll's algorithm against Open MPI forced to the same algorithm (`X` against `ompi:X`):
      `ompi time / pcoll time` with its interval, marked "within noise" where it contains 1.0, and
      a dagger where Open MPI's own code runs another algorithm at that count (Open MPI 4.1
@@ -28,11 +30,15 @@ import os
 import sys
 from collections import OrderedDict
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "lib"))
 from speedup import format_speedup, speedup_ci, spread  # noqa: E402
 
 DAGGER = "\u2020"
+DISTURBED_MARK = "\u2021"
+DISTURBED = 2.0
 
 
 def human(nbytes):
@@ -98,10 +104,17 @@ def ompi_fallback(label, count, ranks):
     return None
 
 
+def disturbed(samples):
+    """True when the median block is over DISTURBED x the fastest one: most blocks lost the core
+    to another process (a loaded machine), so the median measures the load, not the call."""
+    return len(samples) > 0 and float(np.median(samples)) > DISTURBED * min(samples)
+
+
 def table_vs_pmpi(run):
     entries = run["entries"]
     head = "| size | pmpi us | " + " | ".join(e for e in entries if e != "pmpi") + " |"
     out = [head, "|---|--:|" + "--:|" * (len(entries) - 1)]
+    marks = False
     for b, by in run["samples"].items():
         pm = by.get("pmpi", [])
         med, mad, *_ = spread(pm)
@@ -110,7 +123,14 @@ def table_vs_pmpi(run):
             if e == "pmpi":
                 continue
             cells.append(format_speedup(speedup_ci(pm, by.get(e, [])), verdict=False))
+        for i, e in enumerate(["pmpi"] + [e for e in entries if e != "pmpi"]):
+            if disturbed(by.get(e, [])):
+                cells[i + 1] += " " + DISTURBED_MARK
+                marks = True
         out.append("| " + " | ".join(cells) + " |")
+    if marks:
+        out += ["", f"{DISTURBED_MARK} median over {DISTURBED:g}x the fastest block: most blocks "
+                "of this entry lost the core to other processes; the cell measures the load."]
     return out
 
 
