@@ -12,6 +12,7 @@ Per P, two markdown tables:
      a dagger where Open MPI's own code runs another algorithm at that count (Open MPI 4.1
      coll/base: ring runs recursive doubling when count < P, Rabenseifner runs basic_linear when
      count < 2^floor(log2 P)).
+Where some cells are so marked, a third table gives every entry's fastest block (us per call).
 Then what served each pcoll entry where it was not the entry itself (what `auto` chose) and the
 local reduction bandwidths measured in the same run.
 
@@ -134,6 +135,17 @@ def table_vs_pmpi(run):
     return out
 
 
+def table_fastest(run):
+    """The fastest block of every entry (us per call): on a loaded machine, the blocks that kept
+    their cores. Times, not speedups: no interval can be given for a minimum."""
+    entries = run["entries"]
+    out = ["| size | " + " | ".join(entries) + " |", "|---|" + "--:|" * len(entries)]
+    for b, by in run["samples"].items():
+        cells = [human(b)] + [f"{min(by[e]) * 1e6:.2f}" if by.get(e) else "-" for e in entries]
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
 def table_vs_ompi(run):
     pairs = [e for e in run["entries"] if "ompi:" + e in run["entries"]]
     if not pairs:
@@ -169,6 +181,10 @@ def report(run):
     lines += ["", "Median time per call of PMPI_Allreduce (± MAD, us) and every entry's speedup "
               "over it, pmpi/entry (< 1: slower), with its 95% bootstrap interval:", ""]
     lines += table_vs_pmpi(run)
+    if any(disturbed(v) for by in run["samples"].values() for v in by.values()):
+        lines += ["", "Cells marked \u2021 measure the load: the fastest block of each entry "
+                  "(us per call) shows what the calls cost when they kept their cores:", ""]
+        lines += table_fastest(run)
     vs = table_vs_ompi(run)
     if vs:
         lines += ["", "pcoll's algorithm against Open MPI forced to the same algorithm "
