@@ -99,7 +99,12 @@ Options parse_options(int argc, char **argv, int rank) {
     if (!sizes.empty()) {
       o.sizes.clear();
       for (const auto &s : CLI::detail::split(sizes, ',')) {
-        const std::size_t b = parse_size(s);
+        std::size_t b = 0;
+        try {
+          b = parse_size(s);
+        } catch (const std::invalid_argument &e) {
+          throw std::invalid_argument(std::string("--sizes: ") + e.what());
+        }
         if (b == 0 || b % sizeof(double) != 0)
           throw std::invalid_argument("--sizes " + s + ": must be a positive multiple of 8 bytes");
         o.sizes.push_back(b);
