@@ -142,8 +142,8 @@ ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_C
     SizeInfo info;
     info.bytes = bytes;
 
-    // --- verification, outside any timed region: pmpi against the exact sum, every entry
-    // against pmpi, bit for bit ---
+    // --- verification, outside any timed region: pmpi (always entries[0], make_entries puts it
+    // first) against the exact sum, then every other entry against pmpi, bit for bit ---
     for (const Entry &e : entries) {
       std::fill(recv.begin(), recv.end(), -1.0);
       int rc = MPI_SUCCESS;
