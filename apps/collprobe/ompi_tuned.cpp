@@ -98,14 +98,12 @@ OmpiForced make_ompi_forced(MPI_Comm base) {
     f.note = "no ompi: entries at P = 1 (coll/self serves every call)";
     return f;
   }
-  int provided = 0;
-  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
-    f.note = "no ompi: entries: MPI_T_init_thread failed";
-    return f;
-  }
-  int idx = -1, dyn_idx = -1, dynamic = 0, start = 0;
+  int provided = 0, idx = -1, dyn_idx = -1, dynamic = 0, start = 0;
+  const bool t_init = MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS;
   std::vector<std::pair<std::string, int> > items;
-  if (!cvar_index(kCvar, &idx) || !read_int(idx, &start) || !enum_items(idx, &items)) {
+  if (!t_init) {
+    f.note = "no ompi: entries: MPI_T_init_thread failed";
+  } else if (!cvar_index(kCvar, &idx) || !read_int(idx, &start) || !enum_items(idx, &items)) {
     f.note = std::string("no ompi: entries: no readable MPI_T control variable ") + kCvar +
              " (coll/tuned not built or not loaded)";
   } else if (!cvar_index(kDynamic, &dyn_idx) || !read_int(dyn_idx, &dynamic) || dynamic == 0) {
@@ -113,8 +111,14 @@ OmpiForced make_ompi_forced(MPI_Comm base) {
              " is 0, so coll/tuned ignores forced algorithms; set "
              "OMPI_MCA_coll_tuned_use_dynamic_rules=1 (scripts/probe.sh does)";
   }
+  // Every rank must take the same path below (it is collective): agree first.
+  const int ready_here = f.note.empty() ? 1 : 0;
+  int ready_all = 0;
+  MPI_Allreduce(&ready_here, &ready_all, 1, MPI_INT, MPI_MIN, base);
+  if (!ready_all && f.note.empty())
+    f.note = "no ompi: entries: coll/tuned cannot be forced on every rank";
   if (!f.note.empty()) {
-    MPI_T_finalize();
+    if (t_init) MPI_T_finalize();
     return f;
   }
   for (const auto &[name, value] : items)
