@@ -58,7 +58,12 @@ bool write_int(int index, int value) {
 
 // The (name, value) items of the variable's enumeration: Open MPI's own numbering, so nothing
 // here depends on 4.1's "4 = ring".
-bool enum_items(int index, std::vector<std::pair<std::string, int> > *items) {
+struct EnumItem {
+  std::string name;
+  int value;
+};
+
+bool enum_items(int index, std::vector<EnumItem> *items) {
   char name[256], desc[1024];
   int name_len = sizeof name, desc_len = sizeof desc, verbosity = 0, bind = 0, scope = 0;
   MPI_Datatype type;
@@ -76,7 +81,7 @@ bool enum_items(int index, std::vector<std::pair<std::string, int> > *items) {
     char item[256];
     int item_len = sizeof item;
     if (MPI_T_enum_get_item(enumtype, i, &value, item, &item_len) != MPI_SUCCESS) return false;
-    items->emplace_back(item, value);
+    items->push_back({item, value});
   }
   return true;
 }
@@ -100,7 +105,7 @@ OmpiForced make_ompi_forced(MPI_Comm base) {
   }
   int provided = 0, idx = -1, dyn_idx = -1, dynamic = 0, start = 0;
   const bool t_init = MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS;
-  std::vector<std::pair<std::string, int> > items;
+  std::vector<EnumItem> items;
   if (!t_init) {
     f.note = "no ompi: entries: MPI_T_init_thread failed";
   } else if (!cvar_index(kCvar, &idx) || !read_int(idx, &start) || !enum_items(idx, &items)) {
@@ -121,12 +126,12 @@ OmpiForced make_ompi_forced(MPI_Comm base) {
     if (t_init) MPI_T_finalize();
     return f;
   }
-  for (const auto &[name, value] : items)
-    if (value == start) f.start_value = name;
+  for (const EnumItem &item : items)
+    if (item.value == start) f.start_value = item.name;
   for (const OmpiAlgorithm &a : ompi_algorithms()) {
     int value = -1;
-    for (const auto &[name, v] : items)
-      if (name == a.ompi_name) value = v;
+    for (const EnumItem &item : items)
+      if (item.name == a.ompi_name) value = item.value;
     if (value < 0) {
       f.note += std::string(f.note.empty() ? "" : "; ") + a.label + " absent: no value '" +
                 a.ompi_name + "' in " + kCvar;
