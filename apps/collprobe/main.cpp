@@ -1,0 +1,96 @@
+// collprobe: an OSU-style allreduce probe (issue 13). In ONE launch it times, interleaved,
+//   pmpi                PMPI_Allreduce called directly (Open MPI's own decision),
+//   vendor, <algo>, auto  PCOLL_Allreduce with each pcoll allreduce algorithm (the override is
+//                       pushed once per block, outside the timed loop),
+//   ompi:<algo>         PMPI_Allreduce on a duplicate communicator whose coll/tuned is forced
+//                       to one algorithm through MPI_T (ompi_tuned.hpp),
+// in blocks of back-to-back calls (a barrier, then CALLS calls; per-call time = block time /
+// CALLS, max over ranks = one sample), the entries in a new random order every block round.
+// Every result is checked bit for bit against PMPI's and the exact sum outside the timed region;
+// a wrong one stops the run (exit 1). It also measures the machine's local reduction bandwidth
+// (bandwidth.hpp). scripts/probe.sh runs it for several P, scripts/probe_report.py tabulates.
+//
+//   OMPI_MCA_coll_tuned_use_dynamic_rules=1 mpirun -np 3 collprobe --blocks 30 --csv p3.csv
+#include "../smpi_compat.hpp"  // first: see there
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <stdexcept>
+#include <string>
+
+#include "bandwidth.hpp"
+#include "ompi_tuned.hpp"
+#include "options.hpp"
+#include "output.hpp"
+#include "probe.hpp"
+
+using namespace collprobe;
+
+namespace {
+
+std::string library_version() {
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
+  int len = 0;
+  MPI_Get_library_version(lib, &len);
+  std::string s(lib, static_cast<std::size_t>(len));
+  const std::size_t eol = s.find_first_of("\r\n");
+  if (eol != std::string::npos) s.resize(eol);
+  while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, P = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  const Options o = parse_options(argc, argv, rank);
+
+  // The probe's communicator, made before anything is forced: pmpi and the pcoll entries use it
+  // (pcoll's private duplicate of it is made at the first pcoll call, also unforced).
+  MPI_Comm base;
+  MPI_Comm_dup(MPI_COMM_WORLD, &base);
+  MPI_Comm_set_errhandler(base, MPI_ERRORS_RETURN);
+  OmpiForced forced = make_ompi_forced(base);
+
+  int code = 0;
+  try {
+    const std::vector<Entry> entries = make_entries(o.entries, forced, base);
+    RunInfo run;
+    run.ranks = P;
+    run.library = library_version();
+    run.ompi = &forced;
+    for (const Entry &e : entries) run.entries.push_back(e.label);
+    if (rank == 0 && !o.quiet) {
+      std::fprintf(stderr, "collprobe: P=%d, %zu entries:", P, entries.size());
+      for (const auto &e : run.entries) std::fprintf(stderr, " %s", e.c_str());
+      std::fprintf(stderr, "\n");
+      if (!forced.note.empty()) std::fprintf(stderr, "collprobe: %s\n", forced.note.c_str());
+    }
+    run.order_check = order_check(forced, base);
+    run.bandwidth = measure_local_bandwidth(o.bw_reps, base);
+    const ProbeResult res = run_probe(o, entries, base);
+    if (!res.wrong.empty()) {
+      if (rank == 0) std::fprintf(stderr, "collprobe: stopped: %s\n", res.wrong.c_str());
+      code = 1;
+    } else if (rank == 0) {
+      print_summary(run, res);
+      if (!o.csv.empty()) write_csv(o.csv, run, res);
+    }
+  } catch (const std::invalid_argument &e) {  // a usage error found after MPI setup
+    if (rank == 0) std::fprintf(stderr, "collprobe: %s\n", e.what());
+    code = 2;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "collprobe: rank %d: %s\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);  // other ranks may be inside a collective
+  }
+  free_ompi_forced(forced);
+  MPI_Comm_free(&base);
+  MPI_Finalize();
+  return code;
+}

@@ -1,0 +1,133 @@
+#include "../smpi_compat.hpp"  // first: see there
+
+#include "options.hpp"
+
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace collprobe {
+
+std::size_t parse_size(const std::string &text) {
+  std::size_t pos = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(text, &pos);
+  } catch (const std::exception &) {
+    throw std::invalid_argument("bad size '" + text + "' (bytes, optional suffix k or m)");
+  }
+  std::string suf = text.substr(pos);
+  for (auto &c : suf) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::size_t mul = 1;
+  if (suf == "k" || suf == "kib" || suf == "kb")
+    mul = std::size_t(1) << 10;
+  else if (suf == "m" || suf == "mib" || suf == "mb")
+    mul = std::size_t(1) << 20;
+  else if (!suf.empty() && suf != "b")
+    throw std::invalid_argument("bad size '" + text + "' (bytes, optional suffix k or m)");
+  return static_cast<std::size_t>(v) * mul;
+}
+
+std::string human_bytes(std::size_t b) {
+  char buf[32];
+  if (b >= (std::size_t(1) << 20) && b % (std::size_t(1) << 20) == 0)
+    std::snprintf(buf, sizeof buf, "%zu MiB", b >> 20);
+  else if (b >= 1024 && b % 1024 == 0)
+    std::snprintf(buf, sizeof buf, "%zu KiB", b >> 10);
+  else
+    std::snprintf(buf, sizeof buf, "%zu B", b);
+  return buf;
+}
+
+namespace {
+
+void positive(const char *flag, long long v, long long lo) {
+  if (v < lo)
+    throw std::invalid_argument(std::string(flag) + " " + std::to_string(v) +
+                                ": must be >= " + std::to_string(lo));
+}
+
+}  // namespace
+
+Options parse_options(int argc, char **argv, int rank) {
+  Options o;
+  CLI::App app{
+      "collprobe: an OSU-style allreduce probe. In one launch it times PMPI_Allreduce, "
+      "PCOLL_Allreduce with every pcoll algorithm (vendor and auto included) and Open MPI's "
+      "coll/tuned forced to each of its algorithms through MPI_T (entries ompi:NAME), "
+      "interleaved in blocks of back-to-back calls (double sum)"};
+  app.footer(
+      "A block is a barrier then CALLS back-to-back calls; its per-call time is the block time / "
+      "CALLS, and the maximum over ranks is one sample. Entries run in a new random order each "
+      "block round (fixed seed; each entry opens a round equally often). Every entry's result is "
+      "checked against PMPI_Allreduce's, and against the exact sum, before the blocks and after "
+      "each block, outside the timed region: a wrong result stops the run (exit 1). The ompi: "
+      "entries need OMPI_MCA_coll_tuned_use_dynamic_rules=1 in the environment.");
+  std::string sizes, entries;
+  app.add_option("--sizes", sizes,
+                 "comma-separated message sizes in bytes, multiples of 8 (k/m suffixes); "
+                 "default 8,64,1k,8k,64k,1m");
+  app.add_option("--blocks", o.blocks, "timed blocks per entry and size")->capture_default_str();
+  app.add_option("--calls", o.calls, "calls per block at most (small sizes use exactly this)")
+      ->capture_default_str();
+  app.add_option("--block-ms", o.block_ms,
+                 "target block duration: fewer calls where CALLS times the entries' median "
+                 "warm-up time per call (each entry's fastest warm-up chunk) would exceed it "
+                 "(0: always CALLS)")
+      ->capture_default_str();
+  app.add_option("--min-calls", o.min_calls, "calls per block at least (at most --calls)")
+      ->capture_default_str();
+  app.add_option("--warmup", o.warmup, "untimed calls per entry and size before the blocks")
+      ->capture_default_str();
+  app.add_option("--seed", o.seed, "seed of the entry order")->capture_default_str();
+  app.add_option("--entries", entries,
+                 "comma-separated entries to run (default: all; pmpi is always run, it is the "
+                 "reference): pmpi, vendor, the pcoll algorithms, auto, ompi:NAME");
+  app.add_option("--csv", o.csv, "write the samples (size,bytes,entry,block,seconds) here");
+  app.add_option("--bw-reps", o.bw_reps,
+                 "repetitions of the local bandwidth kernels (STREAM add, MPI_Reduce_local, "
+                 "pcoll's reducer) on 1 MiB")
+      ->capture_default_str();
+  app.add_flag("-q,--quiet", o.quiet, "no progress on stderr");
+  app.add_option("--corrupt-for-test", o.corrupt_for_test)->group("");  // hidden
+  try {
+    app.parse(argc, argv);
+    if (!sizes.empty()) {
+      o.sizes.clear();
+      for (const auto &s : CLI::detail::split(sizes, ',')) {
+        std::size_t b = 0;
+        try {
+          b = parse_size(s);
+        } catch (const std::invalid_argument &e) {
+          throw std::invalid_argument(std::string("--sizes: ") + e.what());
+        }
+        if (b == 0 || b % sizeof(double) != 0)
+          throw std::invalid_argument("--sizes " + s + ": must be a positive multiple of 8 bytes");
+        o.sizes.push_back(b);
+      }
+    }
+    if (!entries.empty()) o.entries = CLI::detail::split(entries, ',');
+    positive("--blocks", o.blocks, 1);
+    positive("--calls", o.calls, 1);
+    positive("--min-calls", o.min_calls, 1);
+    positive("--warmup", o.warmup, 0);
+    positive("--bw-reps", o.bw_reps, 1);
+    if (!(o.block_ms >= 0))
+      throw std::invalid_argument("--block-ms " + std::to_string(o.block_ms) + ": must be >= 0");
+  } catch (const CLI::ParseError &e) {
+    const int rc = rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
+    MPI_Finalize();
+    std::exit(rc == 0 ? 0 : 2);
+  } catch (const std::exception &e) {
+    if (rank == 0) std::fprintf(stderr, "collprobe: %s\n", e.what());
+    MPI_Finalize();
+    std::exit(2);
+  }
+  return o;
+}
+
+}  // namespace collprobe

@@ -1,0 +1,222 @@
+#include "probe.hpp"
+
+#include <pcoll/pcoll.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+namespace collprobe {
+
+std::vector<Entry> make_entries(const std::vector<std::string> &only, const OmpiForced &forced,
+                                MPI_Comm base) {
+  std::vector<Entry> all;
+  all.push_back({"pmpi", Kind::pmpi, "", base});
+  for (int i = 0; const char *a = PCOLL_Algorithm_name("allreduce", i); ++i)
+    all.push_back({a, Kind::pcoll, a, base});
+  // `auto` is a selection rule, not an algorithm row, so the enumeration does not list it.
+  if (std::none_of(all.begin(), all.end(), [](const Entry &e) { return e.label == "auto"; }))
+    all.push_back({"auto", Kind::pcoll, "auto", base});
+  for (const ForcedComm &f : forced.comms) all.push_back({f.label, Kind::forced, "", f.comm});
+  if (only.empty()) return all;
+  std::vector<Entry> picked{all.front()};
+  for (const std::string &name : only) {
+    if (name == "pmpi") continue;
+    auto it = std::find_if(all.begin(), all.end(), [&](const Entry &e) { return e.label == name; });
+    if (it == all.end()) {
+      std::string list;
+      for (const Entry &e : all) list += (list.empty() ? "" : ", ") + e.label;
+      std::string why =
+          "--entries " + name + ": unknown or unavailable in this run (available: " + list + ")";
+      if (name.rfind("ompi:", 0) == 0 && !forced.note.empty()) why += "; " + forced.note;
+      throw std::invalid_argument(why);
+    }
+    if (std::none_of(picked.begin(), picked.end(), [&](const Entry &e) { return e.label == name; }))
+      picked.push_back(*it);
+  }
+  return picked;
+}
+
+namespace {
+
+constexpr int kWarmupChunks = 4;  // the warm-up calls of an entry are timed in this many chunks
+
+// The calls of one entry on the given buffers; returns the first error code, if any.
+int call_entry(const Entry &e, const double *send, double *recv, int count, int calls) {
+  int rc = MPI_SUCCESS;
+  if (e.kind == Kind::pcoll) {
+    for (int i = 0; i < calls; ++i)
+      rc |= PCOLL_Allreduce(send, recv, count, MPI_DOUBLE, MPI_SUM, e.comm);
+  } else {
+    for (int i = 0; i < calls; ++i)
+      rc |= PMPI_Allreduce(send, recv, count, MPI_DOUBLE, MPI_SUM, e.comm);
+  }
+  return rc;
+}
+
+// The algorithm override of a pcoll entry, pushed for one block (or one check) and popped after:
+// outside the timed loop.
+class Scope {
+ public:
+  explicit Scope(const Entry &e) : e_(e) {
+    if (e_.kind != Kind::pcoll) return;
+    if (PCOLL_Config_push(e_.comm, "allreduce", e_.algorithm.c_str()) != MPI_SUCCESS)
+      throw std::runtime_error("PCOLL_Config_push(allreduce=" + e_.algorithm + ") failed");
+    pushed_ = true;
+  }
+  ~Scope() {
+    if (pushed_) PCOLL_Config_pop(e_.comm);
+  }
+  Scope(const Scope &) = delete;
+  Scope &operator=(const Scope &) = delete;
+
+ private:
+  const Entry &e_;
+  bool pushed_ = false;
+};
+
+// Small integers: every partial sum is exact in double, whatever the association, so the exact
+// result is known and every correct algorithm gives the same bits.
+double input(int rank, std::size_t i) {
+  return double(rank + 1) + double(i % 13);
+}
+double expected(int P, std::size_t i) {
+  return P * (P + 1) / 2.0 + double(P) * double(i % 13);
+}
+
+double max_over(double x, MPI_Comm comm) {
+  double m = 0;
+  PMPI_Allreduce(&x, &m, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return m;
+}
+
+// Message of this rank's first wrong element, or "".
+std::string compare(const std::vector<double> &got, const std::vector<double> &want,
+                    const char *what) {
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (std::memcmp(&got[i], &want[i], sizeof(double)) != 0) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "element %zu is %.17g, %s gives %.17g", i, got[i], what,
+                    want[i]);
+      return buf;
+    }
+  return "";
+}
+
+}  // namespace
+
+ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_Comm base) {
+  int rank = 0, P = 1;
+  MPI_Comm_rank(base, &rank);
+  MPI_Comm_size(base, &P);
+  ProbeResult res;
+  const std::size_t n = entries.size();
+  std::mt19937 gen(o.seed);
+  // Which entry opens each block round: a fixed random rotation, so every entry takes the first
+  // (warm-up-absorbing) position equally often.
+  std::vector<std::size_t> opener(n);
+  std::iota(opener.begin(), opener.end(), 0);
+  std::shuffle(opener.begin(), opener.end(), gen);
+  const double t_start = MPI_Wtime();
+  int round = 0;
+
+  // Collective: true (on every rank) if some rank's `bad` is non-empty; each such rank says why.
+  auto any_wrong = [&](const std::string &bad, const Entry &e, std::size_t bytes) {
+    const double b = max_over(bad.empty() ? 0.0 : 1.0, base);
+    if (!bad.empty())
+      std::fprintf(stderr, "collprobe: WRONG result: %s at %s, rank %d: %s\n", e.label.c_str(),
+                   human_bytes(bytes).c_str(), rank, bad.c_str());
+    if (b > 0 && res.wrong.empty())
+      res.wrong = "wrong result of " + e.label + " at " + human_bytes(bytes);
+    return b > 0;
+  };
+
+  for (std::size_t bytes : o.sizes) {
+    const std::size_t count = bytes / sizeof(double);
+    const int icount = static_cast<int>(count);
+    std::vector<double> send(count), recv(count), exact(count), reference(count);
+    for (std::size_t i = 0; i < count; ++i) send[i] = input(rank, i), exact[i] = expected(P, i);
+    SizeInfo info;
+    info.bytes = bytes;
+
+    // --- verification, outside any timed region: pmpi (always entries[0], make_entries puts it
+    // first) against the exact sum, then every other entry against pmpi, bit for bit ---
+    for (const Entry &e : entries) {
+      std::fill(recv.begin(), recv.end(), -1.0);
+      int rc = MPI_SUCCESS;
+      {
+        Scope use(e);
+        rc = call_entry(e, send.data(), recv.data(), icount, 1);
+        if (e.kind == Kind::pcoll) {
+          const char *served = "";
+          PCOLL_Get_last_algorithm(e.comm, &served);
+          if (e.label != served) info.served.emplace_back(e.label, served);
+        }
+      }
+      if (e.label == o.corrupt_for_test && rank == 0) recv[0] += 1.0;
+      std::string bad = rc != MPI_SUCCESS ? "error code " + std::to_string(rc) : "";
+      if (bad.empty())
+        bad = e.kind == Kind::pmpi ? compare(recv, exact, "the exact sum")
+                                   : compare(recv, reference, "pmpi");
+      if (any_wrong(bad, e, bytes)) return res;
+      if (e.kind == Kind::pmpi) reference = recv;
+    }
+
+    // --- warm-up, which also sizes the blocks: per entry the fastest of a few warm-up chunks
+    // (a chunk that lost the core to another process says nothing about the call), then the
+    // median over entries ---
+    std::vector<double> per_call;
+    for (const Entry &e : entries) {
+      Scope use(e);
+      double best = 0;
+      for (int chunk = 0, left = o.warmup; left > 0; ++chunk) {
+        const int c = std::min(left, std::max(o.warmup / kWarmupChunks, 1));
+        left -= c;
+        MPI_Barrier(base);
+        const double t0 = MPI_Wtime();
+        call_entry(e, send.data(), recv.data(), icount, c);
+        const double t = max_over((MPI_Wtime() - t0) / c, base);
+        best = chunk == 0 ? t : std::min(best, t);
+      }
+      per_call.push_back(best);
+    }
+    std::nth_element(per_call.begin(), per_call.begin() + per_call.size() / 2, per_call.end());
+    const double median = per_call[per_call.size() / 2];
+    info.calls = o.calls;
+    if (o.block_ms > 0 && o.warmup > 0 && median > 0)  // same value on every rank (max over)
+      info.calls = static_cast<int>(
+          std::clamp<double>(o.block_ms * 1e-3 / median, std::min(o.min_calls, o.calls), o.calls));
+
+    // --- the timed blocks ---
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    for (int block = 0; block < o.blocks; ++block, ++round) {
+      std::shuffle(order.begin(), order.end(), gen);
+      std::iter_swap(order.begin(), std::find(order.begin(), order.end(), opener[round % n]));
+      for (std::size_t k : order) {
+        const Entry &e = entries[k];
+        Scope use(e);
+        MPI_Barrier(base);
+        const double t0 = MPI_Wtime();
+        const int rc = call_entry(e, send.data(), recv.data(), icount, info.calls);
+        const double t = (MPI_Wtime() - t0) / info.calls;
+        // Outside the timed region: the last call's result must still be the reference.
+        std::string bad = rc != MPI_SUCCESS ? "error code " + std::to_string(rc)
+                                            : compare(recv, reference, "pmpi");
+        const double worst = max_over(t, base);
+        if (any_wrong(bad, e, bytes)) return res;
+        if (rank == 0) res.samples.push_back({bytes, e.label, block, worst});
+      }
+    }
+    res.sizes.push_back(info);
+    if (!o.quiet && rank == 0)
+      std::fprintf(stderr, "collprobe: P=%d %s done (%d calls per block), %.0f s\n", P,
+                   human_bytes(bytes).c_str(), info.calls, MPI_Wtime() - t_start);
+  }
+  return res;
+}
+
+}  // namespace collprobe

@@ -1,0 +1,59 @@
+// The probe proper: entries, blocks of back-to-back calls, verification.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "ompi_tuned.hpp"
+#include "options.hpp"
+
+namespace collprobe {
+
+// How an entry's calls are made. The timed loop is one tight loop per kind.
+enum class Kind {
+  pmpi,    // PMPI_Allreduce on the probe's communicator (Open MPI's default decisions)
+  pcoll,   // PCOLL_Allreduce with "allreduce" pushed to `algorithm` for the block
+  forced,  // PMPI_Allreduce on a duplicate whose coll/tuned is forced to one algorithm
+};
+
+struct Entry {
+  std::string label;  // CSV and report name: "pmpi", "vendor", "ring", "ompi:ring", ...
+  Kind kind = Kind::pmpi;
+  std::string algorithm;  // pcoll algorithm (Kind::pcoll)
+  MPI_Comm comm = MPI_COMM_NULL;
+};
+
+// pmpi, then every pcoll allreduce algorithm as the library enumerates them (vendor and auto
+// included), then the forced Open MPI communicators; `only` (--entries) restricts the list
+// (pmpi always stays: it is the reference). Throws std::invalid_argument naming an unknown or
+// unavailable entry and listing the available ones.
+std::vector<Entry> make_entries(const std::vector<std::string> &only, const OmpiForced &forced,
+                                MPI_Comm base);
+
+struct Sample {
+  std::size_t bytes = 0;
+  std::string entry;
+  int block = 0;
+  double seconds = 0;  // per call: block time / calls, maximum over ranks
+};
+
+struct SizeInfo {
+  std::size_t bytes = 0;
+  int calls = 0;  // calls per block at this size
+  // (entry, algorithm that served it) where they differ: what `auto` chose, fallbacks.
+  std::vector<std::pair<std::string, std::string>> served;
+};
+
+struct ProbeResult {
+  std::vector<Sample> samples;  // rank 0 only
+  std::vector<SizeInfo> sizes;
+  std::string wrong;  // empty, or the message of the first wrong result (the run must fail)
+};
+
+// Collective over base. Prints progress on rank 0's stderr unless o.quiet.
+ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_Comm base);
+
+}  // namespace collprobe
