@@ -64,8 +64,9 @@ mkdir -p "${workdir}"
 pcoll_mpirun_env
 export OMP_PROC_BIND="${OMP_PROC_BIND:-false}"
 cores="$(nproc 2>/dev/null || echo 1)"
-logs=()
+logs=() over=()
 for P in ${ranks}; do
+    (( P > cores )) && over+=("${P}")
     [[ "${P}" =~ ^[0-9]+$ && "${P}" -ge 2 ]] || pcoll_die "--ranks: '${P}' is not a rank count >= 2"
     (( P > cores )) && export OMPI_MCA_mpi_yield_when_idle=1
     for phase in select validate; do
@@ -89,6 +90,7 @@ cpu="$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || e
     --origin "tool=pcoll-tune" --origin "date=$(date -u +%Y-%m-%dT%H:%MZ)" \
     --origin "machine=$(hostname), ${cores} cores, ${cpu}" --origin "mpi=${mpi}" \
     --origin "pcoll=${rev}" --origin "command=${cmdline}" \
+    --origin "oversubscribed=${over[*]:-none} (P above the ${cores} cores: ranks share cores, Open MPI yields when idle; such rules describe this machine only)" \
     --origin "load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) (1/5/15-min load average at the end)" \
     "${logs[@]}" | tee "${workdir}/report.md"
 pcoll_msg "rules: ${out} (use: PCOLL_RULES=${out}; check: pcoll-info --select ${coll} --ranks P --count N --set rules=${out})"
