@@ -1,0 +1,87 @@
+// Where each rank's part of the 3-D grid lives at each stage of the distributed FFT, and what a
+// global transpose between two stages sends to and receives from each peer. Pure functions of
+// (grid, process grid, rank): no MPI, no FFTW, so they are tested for every P without mpiexec
+// (tests/apps/fft3d_layout_test.cpp) as heFFTe tests its plan logic.
+//
+// The global grid is N0 x N1 x N2, axis 2 fastest in the input (row-major, as FFTW's).
+// Decompositions (the process grid p0 x p1, rank r = r0 * p1 + r1):
+//  - slab   (p0 = P, p1 = 1): input   [n0][N1][N2]  (axis 0 split over P), 2-D FFT on axes 1, 2;
+//                              output  [m1][N2][N0]  (axis 1 split over P), 1-D FFT on axis 0.
+//  - pencil (p0 x p1 from MPI_Dims_create): input [n0][n1][N2] (axis 0 over p0, axis 1 over p1),
+//            FFT on axis 2; middle [n0][m2][N1] (axis 2 over p1), FFT on axis 1; output
+//            [m1][m2][N0] (axis 1 over p0), FFT on axis 0.
+// The output is "transposed" (FFTW_MPI_TRANSPOSED_OUT's idea): the backward transform starts from
+// it and returns the input layout, so no transform pays for a transpose back.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pcoll::fft3d {
+
+enum class Decomp { slab, pencil };
+const char *decomp_name(Decomp d);
+
+// Rows [lo, lo + n) of an axis of length `len` split over `parts`: the first len % parts parts
+// get one more. Every part is non-empty when len >= parts.
+struct Range {
+  int lo = 0, n = 0;
+};
+Range split(int len, int parts, int index);
+
+// A rank's box of the global grid at one stage, and its memory order: order[0] is the slowest
+// axis, order[2] the fastest (contiguous). Local element (g0, g1, g2) (global indices inside the
+// box) is at sum over a of (g[a] - lo[a]) * stride(a).
+struct Layout {
+  std::array<int, 3> lo{0, 0, 0}, n{0, 0, 0};
+  std::array<int, 3> order{0, 1, 2};
+  std::int64_t volume() const { return std::int64_t(n[0]) * n[1] * n[2]; }
+  std::int64_t stride(int axis) const;
+  bool contains(const std::array<int, 3> &g) const;
+  std::int64_t index(const std::array<int, 3> &g) const;  // local offset of global g
+};
+
+// The process grid: p0 x p1 = P. Slab: (P, 1). Pencil: the caller's MPI_Dims_create(P, 2).
+struct ProcGrid {
+  int p0 = 1, p1 = 1;
+};
+
+// The three stage layouts of rank r (slab: in and out only; mid is unused and equals in).
+struct StageLayouts {
+  Layout in, mid, out;
+};
+StageLayouts stage_layouts(const std::array<int, 3> &grid, ProcGrid pg, Decomp d, int rank);
+
+// "" if (grid, process grid) is usable, else why not (names the sizes): every rank must own a
+// non-empty box at every stage.
+std::string check_grid(const std::array<int, 3> &grid, ProcGrid pg, Decomp d);
+
+// One peer's share of a global transpose, in elements. The message holds the intersection box
+// of the sender's source layout and the receiver's destination layout, in the SENDER's memory
+// order (so packing reads the field row by row and the unpack does the transposition).
+struct Block {
+  std::array<int, 3> lo{0, 0, 0}, n{0, 0, 0};  // global box
+  std::int64_t volume() const { return std::int64_t(n[0]) * n[1] * n[2]; }
+};
+struct Exchange {
+  std::vector<Block> send, recv;             // per peer of the sub-communicator
+  std::vector<std::int64_t> sdispl, rdispl;  // element offsets of each peer in the buffers
+  std::int64_t send_total = 0, recv_total = 0;
+  bool even = true;  // every send and receive block has the same volume: PCOLL_Alltoall
+};
+// from[j] / to[j]: member j's source / destination layout, j = rank in the sub-communicator.
+Exchange plan_exchange(const std::vector<Layout> &from, const std::vector<Layout> &to, int me);
+
+// The block's extents and strides for the kernels, in `order` (the sender's memory order).
+struct BlockCopy {
+  std::int64_t extent[3];
+  std::int64_t field_offset, field_stride[3];  // in the layout `field`
+};
+BlockCopy block_copy(const Block &b, const std::array<int, 3> &order, const Layout &field);
+
+// 5 N log2 N, the usual flop count of one complex FFT of N = N0 N1 N2 points.
+double fft_flops(const std::array<int, 3> &grid);
+
+}  // namespace pcoll::fft3d

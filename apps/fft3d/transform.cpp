@@ -1,0 +1,309 @@
+// The distributed 3-D FFT; see transform.hpp.
+#include "transform.hpp"
+
+#include <pcoll/pcoll.h>
+#include <pcoll/trace.h>
+
+#include <fftw3.h>
+
+#include <algorithm>
+#include <climits>
+#include <stdexcept>
+
+#include "pack.hpp"
+
+namespace pcoll::fft3d {
+
+namespace {
+
+void check_mpi(int rc, const char *what) {
+  if (rc == MPI_SUCCESS) return;
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, msg, &len);
+  throw std::runtime_error(std::string(what) + ": " + std::string(msg, len));
+}
+
+int to_int(std::int64_t v, const char *what) {
+  if (v > INT_MAX)
+    throw std::runtime_error(std::string(what) + ": " + std::to_string(v) +
+                             " elements exceed MPI's int counts; use more ranks");
+  return static_cast<int>(v);
+}
+
+double now() {
+  return MPI_Wtime();
+}
+
+}  // namespace
+
+const char *planner_name(Planner p) {
+  switch (p) {
+    case Planner::estimate:
+      return "estimate";
+    case Planner::measure:
+      return "measure";
+    case Planner::patient:
+      return "patient";
+  }
+  return "?";
+}
+
+unsigned planner_flags(Planner p) {
+  switch (p) {
+    case Planner::estimate:
+      return FFTW_ESTIMATE;
+    case Planner::measure:
+      return FFTW_MEASURE;
+    case Planner::patient:
+      return FFTW_PATIENT;
+  }
+  return FFTW_ESTIMATE;
+}
+
+void fftw_use_threads(int threads) {
+  static bool initialised = false;
+  if (!initialised) {
+    if (fftw_init_threads() == 0) throw std::runtime_error("fftw_init_threads failed");
+    initialised = true;
+  }
+  fftw_plan_with_nthreads(std::max(1, threads));
+}
+
+// One global transpose between two stage layouts, both directions: the exchange plans (pure,
+// layout.cpp) and the MPI counts made from them once.
+struct DistributedFft::Transpose {
+  MPI_Comm comm;
+  std::array<int, 3> from_order, to_order;  // memory orders of the two layouts (same on all)
+  Layout from, to;                          // this rank's
+  Exchange fwd, bwd;                        // from -> to, to -> from
+  std::vector<int> counts[2][4];            // [dir][scount, sdispl, rcount, rdispl]
+  int block[2] = {0, 0};                    // even: the one block size per direction
+
+  Transpose(MPI_Comm c, const std::vector<Layout> &a, const std::vector<Layout> &b, int me)
+      : comm(c), from_order(a[me].order), to_order(b[me].order), from(a[me]), to(b[me]) {
+    fwd = plan_exchange(a, b, me);
+    bwd = plan_exchange(b, a, me);
+    const Exchange *x[2] = {&fwd, &bwd};
+    for (int d = 0; d < 2; ++d) {
+      for (std::size_t j = 0; j < x[d]->send.size(); ++j) {
+        counts[d][0].push_back(to_int(x[d]->send[j].volume(), "transpose block"));
+        counts[d][1].push_back(to_int(x[d]->sdispl[j], "transpose displacement"));
+        counts[d][2].push_back(to_int(x[d]->recv[j].volume(), "transpose block"));
+        counts[d][3].push_back(to_int(x[d]->rdispl[j], "transpose displacement"));
+      }
+      block[d] = counts[d][0].front();
+    }
+  }
+};
+
+// FFTW plans, in place on the field buffer: per stage, forward and backward.
+struct DistributedFft::Plans {
+  std::vector<fftw_plan> fwd, bwd;
+  ~Plans() {
+    for (fftw_plan p : fwd) fftw_destroy_plan(p);
+    for (fftw_plan p : bwd) fftw_destroy_plan(p);
+  }
+};
+
+namespace {
+
+// A guru plan for the transforms along `axes` of every line of layout l, in place.
+fftw_plan plan_axes(const Layout &l, const std::vector<int> &axes, Complex *buf, int sign,
+                    unsigned flags) {
+  std::vector<fftw_iodim64> dims, loops;
+  for (int a : axes) dims.push_back({l.n[a], l.stride(a), l.stride(a)});
+  for (int a : l.order)  // the other axes, slowest first
+    if (std::find(axes.begin(), axes.end(), a) == axes.end())
+      loops.push_back({l.n[a], l.stride(a), l.stride(a)});
+  auto *p = reinterpret_cast<fftw_complex *>(buf);
+  fftw_plan plan =
+      fftw_plan_guru64_dft(static_cast<int>(dims.size()), dims.data(),
+                           static_cast<int>(loops.size()), loops.data(), p, p, sign, flags);
+  if (plan == nullptr) throw std::runtime_error("FFTW could not plan a stage transform");
+  return plan;
+}
+
+}  // namespace
+
+DistributedFft::DistributedFft(MPI_Comm comm, const std::array<int, 3> &grid, Decomp decomp,
+                               Planner planner)
+    : comm_(comm), grid_(grid), decomp_(decomp), plans_(std::make_unique<Plans>()) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (decomp == Decomp::slab) {
+    pg_ = ProcGrid{size, 1};
+  } else {
+    int dims[2] = {0, 0};
+    check_mpi(MPI_Dims_create(size, 2, dims), "MPI_Dims_create");
+    pg_ = ProcGrid{dims[0], dims[1]};
+  }
+  if (std::string why = check_grid(grid, pg_, decomp); !why.empty())
+    throw std::invalid_argument(why);
+  layouts_ = stage_layouts(grid, pg_, decomp, rank);
+
+  // Stage layouts of every member of each transpose's communicator, in its rank order.
+  auto layouts_of = [&](auto member_to_rank, int q, Layout StageLayouts::*which) {
+    std::vector<Layout> v;
+    for (int j = 0; j < q; ++j)
+      v.push_back(stage_layouts(grid, pg_, decomp, member_to_rank(j)).*which);
+    return v;
+  };
+  std::vector<std::pair<std::string, MPI_Comm>> where;
+  if (decomp == Decomp::slab) {
+    auto all = [](int j) { return j; };
+    transposes_.push_back(
+        std::make_unique<Transpose>(comm_, layouts_of(all, size, &StageLayouts::in),
+                                    layouts_of(all, size, &StageLayouts::out), rank));
+    where.push_back({"all ranks", comm_});
+  } else {
+    const int r0 = rank / pg_.p1, r1 = rank % pg_.p1;
+    check_mpi(MPI_Comm_split(comm, r0, r1, &row_), "MPI_Comm_split (rows)");
+    check_mpi(MPI_Comm_split(comm, r1, r0, &col_), "MPI_Comm_split (columns)");
+    auto in_row = [&](int j) { return r0 * pg_.p1 + j; };
+    auto in_col = [&](int j) { return j * pg_.p1 + r1; };
+    transposes_.push_back(
+        std::make_unique<Transpose>(row_, layouts_of(in_row, pg_.p1, &StageLayouts::in),
+                                    layouts_of(in_row, pg_.p1, &StageLayouts::mid), r1));
+    transposes_.push_back(
+        std::make_unique<Transpose>(col_, layouts_of(in_col, pg_.p0, &StageLayouts::mid),
+                                    layouts_of(in_col, pg_.p0, &StageLayouts::out), r0));
+    where.push_back({"rows", row_});
+    where.push_back({"columns", col_});
+  }
+  // What every member sends each other member (the same numbers on every rank of comm).
+  for (std::size_t t = 0; t < transposes_.size(); ++t) {
+    TransposeInfo info;
+    info.where = where[t].first;
+    info.collective = transposes_[t]->fwd.even ? "alltoall" : "alltoallv";
+    int q = 1;
+    MPI_Comm_size(where[t].second, &q);
+    info.peers = q;
+    info.min_bytes = INT64_MAX;
+    // Every rank of comm computes the same figures from the pure layouts of all ranks.
+    for (int r = 0; r < size; ++r) {
+      const StageLayouts s = stage_layouts(grid, pg_, decomp, r);
+      const Layout &from = t == 0 ? s.in : s.mid;
+      for (int j = 0; j < q; ++j) {
+        const int peer = decomp == Decomp::slab ? j
+                         : t == 0               ? (r / pg_.p1) * pg_.p1 + j
+                                                : j * pg_.p1 + r % pg_.p1;
+        const StageLayouts sp = stage_layouts(grid, pg_, decomp, peer);
+        const Layout &to = (decomp == Decomp::slab || t == 1) ? sp.out : sp.mid;
+        const std::int64_t bytes =
+            plan_exchange({from}, {to}, 0).send_total * std::int64_t(sizeof(Complex));
+        info.min_bytes = std::min(info.min_bytes, bytes);
+        info.max_bytes = std::max(info.max_bytes, bytes);
+      }
+    }
+    info_.push_back(info);
+  }
+
+  const std::int64_t cap =
+      std::max({layouts_.in.volume(), layouts_.mid.volume(), layouts_.out.volume()});
+  const std::size_t bytes = static_cast<std::size_t>(cap) * sizeof(Complex);
+  field_ = static_cast<Complex *>(fftw_malloc(bytes));
+  send_ = static_cast<Complex *>(fftw_malloc(bytes));
+  recv_ = static_cast<Complex *>(fftw_malloc(bytes));
+  if (!field_ || !send_ || !recv_) throw std::runtime_error("out of memory for the FFT buffers");
+
+  // One plan per stage and direction, on the field buffer (FFTW_MEASURE overwrites it: done
+  // before the caller fills the field).
+  const unsigned flags = planner_flags(planner);
+  std::vector<std::pair<const Layout *, std::vector<int>>> stages;
+  if (decomp == Decomp::slab)
+    stages = {{&layouts_.in, {1, 2}}, {&layouts_.out, {0}}};
+  else
+    stages = {{&layouts_.in, {2}}, {&layouts_.mid, {1}}, {&layouts_.out, {0}}};
+  for (const auto &[layout, axes] : stages) {
+    plans_->fwd.push_back(plan_axes(*layout, axes, field_, FFTW_FORWARD, flags));
+    plans_->bwd.push_back(plan_axes(*layout, axes, field_, FFTW_BACKWARD, flags));
+  }
+  std::fill(field_, field_ + cap, Complex(0, 0));
+}
+
+DistributedFft::~DistributedFft() {
+  plans_.reset();
+  fftw_free(field_);
+  fftw_free(send_);
+  fftw_free(recv_);
+  if (row_ != MPI_COMM_NULL) MPI_Comm_free(&row_);
+  if (col_ != MPI_COMM_NULL) MPI_Comm_free(&col_);
+}
+
+std::vector<MPI_Comm> DistributedFft::comms() const {
+  std::vector<MPI_Comm> v;
+  for (const auto &t : transposes_) v.push_back(t->comm);
+  return v;
+}
+
+void DistributedFft::fft(int stage, bool forward) {
+  PCOLL_Trace_phase_begin("fft");
+  const double t0 = now();
+  fftw_execute(forward ? plans_->fwd[stage] : plans_->bwd[stage]);
+  times_.fft += now() - t0;
+  PCOLL_Trace_phase_end("fft");
+}
+
+void DistributedFft::transpose(int index, bool forward) {
+  Transpose &t = *transposes_[index];
+  const Exchange &x = forward ? t.fwd : t.bwd;
+  const Layout &src = forward ? t.from : t.to;
+  const Layout &dst = forward ? t.to : t.from;
+  const std::array<int, 3> &sender_order = forward ? t.from_order : t.to_order;
+  const int d = forward ? 0 : 1;
+
+  PCOLL_Trace_phase_begin("pack");
+  double t0 = now();
+  pack_exchange(x, src, field_, send_);
+  double t1 = now();
+  times_.pack += t1 - t0;
+  PCOLL_Trace_phase_end("pack");
+
+  PCOLL_Trace_phase_begin("alltoall");
+  if (x.even)
+    check_mpi(PCOLL_Alltoall(send_, t.block[d], MPI_C_DOUBLE_COMPLEX, recv_, t.block[d],
+                             MPI_C_DOUBLE_COMPLEX, t.comm),
+              "PCOLL_Alltoall");
+  else
+    check_mpi(PCOLL_Alltoallv(send_, t.counts[d][0].data(), t.counts[d][1].data(),
+                              MPI_C_DOUBLE_COMPLEX, recv_, t.counts[d][2].data(),
+                              t.counts[d][3].data(), MPI_C_DOUBLE_COMPLEX, t.comm),
+              "PCOLL_Alltoallv");
+  t0 = now();
+  times_.alltoall += t0 - t1;
+  PCOLL_Trace_phase_end("alltoall");
+  const char *served = "";
+  PCOLL_Get_last_algorithm(t.comm, &served);
+  info_[index].served = served;
+
+  PCOLL_Trace_phase_begin("unpack");
+  t0 = now();
+  // The sender packed in its own layout's order, which is this direction's source order.
+  unpack_exchange(x, sender_order, dst, recv_, field_);
+  times_.unpack += now() - t0;
+  PCOLL_Trace_phase_end("unpack");
+}
+
+void DistributedFft::forward() {
+  PCOLL_Trace_phase_begin("fft3d_forward");
+  const int stages = static_cast<int>(plans_->fwd.size());
+  for (int s = 0; s < stages; ++s) {
+    fft(s, true);
+    if (s + 1 < stages) transpose(s, true);
+  }
+  PCOLL_Trace_phase_end("fft3d_forward");
+}
+
+void DistributedFft::backward() {
+  PCOLL_Trace_phase_begin("fft3d_backward");
+  const int stages = static_cast<int>(plans_->bwd.size());
+  for (int s = stages - 1; s >= 0; --s) {
+    fft(s, false);
+    if (s > 0) transpose(s - 1, false);
+  }
+  PCOLL_Trace_phase_end("fft3d_backward");
+}
+
+}  // namespace pcoll::fft3d

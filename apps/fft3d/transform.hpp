@@ -1,0 +1,94 @@
+// The distributed 3-D complex-to-complex FFT: local FFTW transforms (threaded, one plan per
+// stage and direction, made once), pack/unpack on Kokkos (kernels/fft_pack.hpp) and global
+// transposes through PCOLL_Alltoall (every block the same size) or PCOLL_Alltoallv (a grid that
+// does not divide evenly), so the all-to-all algorithm chosen in pcoll changes only the transposes.
+// Stage layouts: layout.hpp. Unnormalised, as FFTW: backward(forward(x)) = N0 N1 N2 x.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "layout.hpp"
+
+namespace pcoll::fft3d {
+
+using Complex = std::complex<double>;
+
+enum class Planner { estimate, measure, patient };
+const char *planner_name(Planner p);
+unsigned planner_flags(Planner p);  // FFTW_ESTIMATE, ...
+
+// Makes FFTW's planner use `threads` OpenMP threads for the plans made after it (called once per
+// process before any plan; later calls only change the count).
+void fftw_use_threads(int threads);
+
+// Seconds spent in each part of the transforms since the last reset (this rank).
+struct Times {
+  double fft = 0, pack = 0, alltoall = 0, unpack = 0;
+  double total() const { return fft + pack + alltoall + unpack; }
+};
+
+// One global transpose: its communicator, peers, and bytes per destination (what pcoll's
+// small-message dispatch is decided on).
+struct TransposeInfo {
+  std::string where;       // "all ranks" (slab), "rows" or "columns" (pencil)
+  std::string collective;  // "alltoall" (even blocks) or "alltoallv"
+  int peers = 1;
+  std::int64_t min_bytes = 0, max_bytes = 0;  // per destination, over all pairs of members
+  std::string served;                         // the algorithm that served the last call here
+};
+
+class DistributedFft {
+ public:
+  // Collective over comm. Throws std::invalid_argument (with check_grid's message) for a grid
+  // the process grid cannot split, std::runtime_error on an MPI or FFTW failure.
+  DistributedFft(MPI_Comm comm, const std::array<int, 3> &grid, Decomp decomp, Planner planner);
+  ~DistributedFft();
+  DistributedFft(const DistributedFft &) = delete;
+  DistributedFft &operator=(const DistributedFft &) = delete;
+
+  // The local field: laid out as input() before forward() and after backward(), as output()
+  // after forward(). Sized for the largest stage; the first volume() elements are the field.
+  Complex *data() { return field_; }
+  const Complex *data() const { return field_; }
+  const Layout &input() const { return layouts_.in; }
+  const Layout &output() const { return layouts_.out; }
+  const std::array<int, 3> &grid() const { return grid_; }
+  Decomp decomp() const { return decomp_; }
+  ProcGrid proc_grid() const { return pg_; }
+
+  void forward();
+  void backward();
+
+  const Times &times() const { return times_; }
+  void reset_times() { times_ = Times{}; }
+  const std::vector<TransposeInfo> &transposes() const { return info_; }
+  // Every communicator a transpose runs on (pcoll configuration is per communicator, so an
+  // algorithm override must be pushed on each).
+  std::vector<MPI_Comm> comms() const;
+
+ private:
+  struct Transpose;
+  struct Plans;
+  void fft(int stage, bool forward);
+  void transpose(int index, bool forward);
+
+  MPI_Comm comm_, row_ = MPI_COMM_NULL, col_ = MPI_COMM_NULL;
+  std::array<int, 3> grid_;
+  Decomp decomp_;
+  ProcGrid pg_;
+  StageLayouts layouts_;
+  Complex *field_ = nullptr, *send_ = nullptr, *recv_ = nullptr;
+  std::vector<std::unique_ptr<Transpose>> transposes_;
+  std::unique_ptr<Plans> plans_;
+  std::vector<TransposeInfo> info_;
+  Times times_;
+};
+
+}  // namespace pcoll::fft3d
