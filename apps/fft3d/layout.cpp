@@ -52,13 +52,13 @@ StageLayouts stage_layouts(const std::array<int, 3> &grid, ProcGrid pg, Decomp d
     const int p = pg.p0 * pg.p1;
     s.in = box(split(grid[0], p, rank), all1, all2, {0, 1, 2});
     s.mid = s.in;
-    s.out = box(all0, split(grid[1], p, rank), all2, {1, 2, 0});
+    s.out = box(all0, split(grid[1], p, rank), all2, {1, 0, 2});
     return s;
   }
   const int r0 = rank / pg.p1, r1 = rank % pg.p1;
   s.in = box(split(grid[0], pg.p0, r0), split(grid[1], pg.p1, r1), all2, {0, 1, 2});
-  s.mid = box(split(grid[0], pg.p0, r0), all1, split(grid[2], pg.p1, r1), {0, 2, 1});
-  s.out = box(all0, split(grid[1], pg.p0, r0), split(grid[2], pg.p1, r1), {1, 2, 0});
+  s.mid = box(split(grid[0], pg.p0, r0), all1, split(grid[2], pg.p1, r1), {0, 1, 2});
+  s.out = box(all0, split(grid[1], pg.p0, r0), split(grid[2], pg.p1, r1), {1, 0, 2});
   return s;
 }
 
