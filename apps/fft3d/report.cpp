@@ -173,10 +173,19 @@ bool print_summary(std::ostream &os, const RunSetup &s, const std::vector<RunRec
       os << std::setw(9) << 1e3 * stats(f).mean << std::setw(9) << 1e3 * stats(p).mean
          << std::setw(9) << 1e3 * stats(a).mean << std::setw(9) << 1e3 * stats(u).mean
          << std::setprecision(1) << std::setw(6) << 100.0 * stats(a).mean / st.mean << "%";
-    os << std::setprecision(2) << std::setw(9) << flops / st.mean * 1e-9 << std::setw(9)
-       << (vendor > 0 ? vendor / st.mean : 0.0) << "x" << std::setw(8)
-       << (anchor > 0 ? anchor / st.mean : 0.0) << "x" << std::defaultfloat << "  "
-       << it->second.front()->served << "\n";
+    // A missing baseline (no vendor run, no FFTW-MPI in SMPI builds) is "-", never 0x.
+    auto ratio = [&](double base, int width) {
+      std::ostringstream r;
+      if (base > 0)
+        r << std::fixed << std::setprecision(2) << base / st.mean << "x";
+      else
+        r << "-";
+      std::ostringstream padded;
+      padded << std::setw(width) << r.str();
+      return padded.str();
+    };
+    os << std::setprecision(2) << std::setw(9) << flops / st.mean * 1e-9 << ratio(vendor, 10)
+       << ratio(anchor, 9) << std::defaultfloat << "  " << it->second.front()->served << "\n";
   }
   os << "vs X = mean time of X / this one (> 1: this one is faster); scripts/reproduce-fft.sh "
         "gives bootstrap intervals\n";
