@@ -6,7 +6,7 @@
 #   scripts/reproduce-fft.sh [--ranks "2 4"] [--deck quick] [--grids "64 128"] [--runs 5]
 #       [--warmup 1] [--algos "vendor pairwise bruck"] [--threads 1] [--iterations N]
 #       [--decomp slab|pencil|auto] [--out DIR] [--no-build]
-# Default algorithms: every alltoall algorithm of this build (pcoll-info) plus auto. --grids
+# Default algorithms: every alltoall algorithm of this build (pcoll-info), vendor first, auto last. --grids
 # overrides the deck's grid (one run per grid and P). Uneven grids use PCOLL_Alltoallv, which has
 # only vendor and pairwise: give such grids with --algos "vendor pairwise". Ranks above the core
 # count are oversubscribed (fine for correctness and ratios, not for absolute times). On a
@@ -62,7 +62,12 @@ info="$("${build}/collectives/pcoll-info" 2>/dev/null)" || pcoll_die "${build}/c
 have="$(awk '/PCOLL_ALLTOALL =/ {f = 1; next} f && /allowed/ {sub(/.*allowed /, ""); print; exit}' \
     <<<"${info}" | tr '|' ' ')"
 [[ -n "${have}" ]] || pcoll_die "cannot list the alltoall algorithms (pcoll-info failed)"
-[[ -n "${algos}" ]] || algos="${have}"
+if [[ -z "${algos}" ]]; then
+    # vendor first (the baseline), auto last (it repeats one of the others).
+    algos="vendor"
+    for a in ${have}; do [[ "${a}" == vendor || "${a}" == auto ]] || algos+=" ${a}"; done
+    [[ " ${have} " == *" auto "* ]] && algos+=" auto"
+fi
 for a in ${algos}; do
     [[ " ${have} " == *" ${a} "* ]] || pcoll_die "alltoall '${a}' is not in this build (have: ${have})"
 done
