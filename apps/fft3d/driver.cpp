@@ -10,6 +10,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "checks.hpp"
 #include "fftw_anchor.hpp"
 #include "field.hpp"
 #include "report.hpp"
@@ -103,10 +104,6 @@ void timed(MPI_Comm comm, long long &traced, std::vector<double> &split, const T
                              after.alltoall - before.alltoall, after.unpack - before.unpack});
 }
 
-void scale(Complex *data, std::int64_t n, double factor) {
-  for (std::int64_t i = 0; i < n; ++i) data[i] *= factor;
-}
-
 // Rank 0: the critical-path means of one run from every rank's per-transform split.
 void summarise(RunRecord &r, const std::vector<double> &all, int ranks, int transforms) {
   r.split = all;
@@ -141,6 +138,7 @@ int run_driver(MPI_Comm comm, const Options &opt) {
                         : (grid[0] >= size && grid[1] >= size) ? Decomp::slab
                                                                : Decomp::pencil;
   const FieldKind kind = opt.field == "random" ? FieldKind::random : FieldKind::waves;
+  const Kind tkind = opt.transform == "r2c" ? Kind::r2c : Kind::c2c;
   const Planner planner = opt.planner == "estimate"  ? Planner::estimate
                           : opt.planner == "patient" ? Planner::patient
                                                      : Planner::measure;
@@ -153,7 +151,7 @@ int run_driver(MPI_Comm comm, const Options &opt) {
   if (anchor) fftw_mpi_setup();
   std::unique_ptr<DistributedFft> fft;
   try {
-    fft = std::make_unique<DistributedFft>(comm, grid, decomp, planner);
+    fft = std::make_unique<DistributedFft>(comm, grid, decomp, planner, tkind);
   } catch (const std::invalid_argument &e) {
     throw std::invalid_argument(std::string("--grid / --decomp ") + opt.decomp + ": " + e.what());
   }
@@ -167,7 +165,7 @@ int run_driver(MPI_Comm comm, const Options &opt) {
     algorithms = {configured};
   }
   std::unique_ptr<FftwMpi> fftw;
-  if (anchor) fftw = std::make_unique<FftwMpi>(comm, grid, planner);
+  if (anchor) fftw = std::make_unique<FftwMpi>(comm, grid, planner, tkind);
   if (!opt.trace.empty() && PCOLL_Trace_start(opt.trace.c_str()) != MPI_SUCCESS)
     throw std::runtime_error("cannot trace into " + opt.trace + " (pcoll built without HDF5?)");
 
@@ -175,6 +173,7 @@ int run_driver(MPI_Comm comm, const Options &opt) {
   setup.deck = opt.deck_name;
   setup.decomp = decomp_name(decomp);
   setup.field = field_name(kind);
+  setup.transform = kind_name(tkind);
   setup.planner = planner_name(planner);
   setup.ranks = size;
   setup.threads = threads;
@@ -198,28 +197,28 @@ int run_driver(MPI_Comm comm, const Options &opt) {
   std::vector<Complex> ours_global, fftw_global;
   const std::int64_t total = std::int64_t(grid[0]) * grid[1] * grid[2];
   const bool assemble = anchor && total <= (std::int64_t(1) << 27);  // <= 2 GiB on rank 0
+  FieldOps<DistributedFft> ours(comm, *fft, tkind, grid, kind, waves);
   {
     UseAlgorithm use(*fft, override_algo ? algorithms.front() : "");
-    fill(fft->data(), fft->input(), grid, kind, waves);
+    ours.fill_input();
     fft->forward();
-    if (kind == FieldKind::waves)
-      setup.spectrum_error = spectrum_error(comm, fft->data(), fft->output(), grid, waves);
-    ref_forward = digest(comm, fft->data(), fft->output().volume());
-    if (assemble) ours_global = gather_global(comm, fft->data(), fft->output(), grid);
+    if (kind == FieldKind::waves) setup.spectrum_error = ours.spectrum_error();
+    ref_forward = ours.output_digest();
+    if (assemble) ours_global = ours.gather_spectrum();
     fft->backward();
-    setup.roundtrip_error = roundtrip_error(comm, fft->data(), fft->input(), grid, kind, waves);
-    ref_backward = digest(comm, fft->data(), fft->input().volume());
+    setup.roundtrip_error = ours.roundtrip_error();
+    ref_backward = ours.input_digest();
     setup.transposes = fft->transposes();  // with what served the verification
   }
+  std::unique_ptr<FieldOps<FftwMpi>> theirs;
   if (anchor) {
-    fill(fftw->data(), fftw->input(), grid, kind, waves);
+    theirs = std::make_unique<FieldOps<FftwMpi>>(comm, *fftw, tkind, grid, kind, waves);
+    theirs->fill_input();
     fftw->forward();
-    if (kind == FieldKind::waves)
-      setup.fftw_spectrum_error = spectrum_error(comm, fftw->data(), fftw->output(), grid, waves);
-    if (assemble) fftw_global = gather_global(comm, fftw->data(), fftw->output(), grid);
+    if (kind == FieldKind::waves) setup.fftw_spectrum_error = theirs->spectrum_error();
+    if (assemble) fftw_global = theirs->gather_spectrum();
     fftw->backward();
-    setup.fftw_roundtrip_error =
-        roundtrip_error(comm, fftw->data(), fftw->input(), grid, kind, waves);
+    setup.fftw_roundtrip_error = theirs->roundtrip_error();
     if (assemble && rank == 0)
       setup.fftw_difference = relative_difference(ours_global, fftw_global);
     MPI_Bcast(&setup.fftw_difference, 1, MPI_DOUBLE, 0, comm);
@@ -235,7 +234,6 @@ int run_driver(MPI_Comm comm, const Options &opt) {
   }
 
   // ---- timed runs: every algorithm and the anchor in rotating order ----
-  const double inv_n = 1.0 / double(total);
   long long traced = 0;
   std::vector<RunRecord> records;
   const int n = static_cast<int>(setup.algorithms.size());
@@ -247,24 +245,23 @@ int run_driver(MPI_Comm comm, const Options &opt) {
       std::vector<double> split;
       bool bits_ok = true;
       if (is_fftw) {
-        fill(fftw->data(), fftw->input(), grid, kind, waves);
+        theirs->fill_input();
         PCOLL_Trace_phase_begin(kFftwMpi);
         for (int it = 0; it < opt.iterations; ++it) {
           timed(comm, traced, split, nullptr, [&] { fftw->forward(); });
           timed(comm, traced, split, nullptr, [&] { fftw->backward(); });
-          scale(fftw->data(), fftw->input().volume(), inv_n);
+          theirs->rescale();
         }
         PCOLL_Trace_phase_end(kFftwMpi);
       } else {
         UseAlgorithm use(*fft, override_algo ? name : "");
-        fill(fft->data(), fft->input(), grid, kind, waves);
+        ours.fill_input();
         for (int it = 0; it < opt.iterations; ++it) {
           timed(comm, traced, split, &fft->times(), [&] { fft->forward(); });
-          if (it == 0) bits_ok = digest(comm, fft->data(), fft->output().volume()) == ref_forward;
+          if (it == 0) bits_ok = ours.output_digest() == ref_forward;
           timed(comm, traced, split, &fft->times(), [&] { fft->backward(); });
-          if (it == 0)
-            bits_ok = bits_ok && digest(comm, fft->data(), fft->input().volume()) == ref_backward;
-          scale(fft->data(), fft->input().volume(), inv_n);
+          if (it == 0) bits_ok = bits_ok && ours.input_digest() == ref_backward;
+          ours.rescale();
         }
       }
       std::vector<double> all(rank == 0 ? split.size() * size : 0);

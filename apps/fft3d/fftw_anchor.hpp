@@ -25,13 +25,17 @@ void fftw_mpi_setup();
 
 class FftwMpi {
  public:
-  FftwMpi(MPI_Comm comm, const std::array<int, 3> &grid, Planner planner);
+  // r2c: fftw_mpi_plan_dft_r2c_3d / c2r_3d in place; the real input rows are padded to
+  // 2 (N2/2+1) doubles (FFTW-MPI's format), which real_input() shows as a wider axis 2.
+  FftwMpi(MPI_Comm comm, const std::array<int, 3> &grid, Planner planner, Kind kind = Kind::c2c);
   ~FftwMpi();
   FftwMpi(const FftwMpi &) = delete;
   FftwMpi &operator=(const FftwMpi &) = delete;
 
   Complex *data() { return data_; }
+  double *real_data() { return reinterpret_cast<double *>(data_); }
   const Layout &input() const { return in_; }
+  const Layout &real_input() const { return real_in_; }
   const Layout &output() const { return out_; }
   void forward();
   void backward();
@@ -39,7 +43,7 @@ class FftwMpi {
  private:
   struct Plans;
   Complex *data_ = nullptr;
-  Layout in_, out_;
+  Layout in_, real_in_, out_;
   std::unique_ptr<Plans> plans_;
 };
 

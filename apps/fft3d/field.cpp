@@ -137,6 +137,51 @@ double roundtrip_error(MPI_Comm comm, const Complex *data, const Layout &l,
   return max_over(comm, err) / (n * max_over(comm, fmax));
 }
 
+double real_field_value(const std::array<int, 3> &g, const std::array<int, 3> &grid, FieldKind kind,
+                        const std::vector<Wave> &waves) {
+  return field_value(g, grid, kind, waves).real();
+}
+
+Complex real_spectrum_value(const std::array<int, 3> &k, const std::array<int, 3> &grid,
+                            const std::vector<Wave> &waves) {
+  const std::array<int, 3> minus = {wrap(-k[0], grid[0]), wrap(-k[1], grid[1]),
+                                    wrap(-k[2], grid[2])};
+  return 0.5 * (spectrum_value(k, grid, waves) + std::conj(spectrum_value(minus, grid, waves)));
+}
+
+void fill_real(double *data, const Layout &l, const std::array<int, 3> &grid, FieldKind kind,
+               const std::vector<Wave> &waves) {
+  for_each(l, [&](const std::array<int, 3> &g, std::int64_t off) {
+    data[off] = g[2] < grid[2] ? real_field_value(g, grid, kind, waves) : 0.0;
+  });
+}
+
+double real_spectrum_error(MPI_Comm comm, const Complex *data, const Layout &l,
+                           const std::array<int, 3> &grid, const std::vector<Wave> &waves) {
+  double amax = 0;
+  for (const Wave &w : waves) amax = std::max(amax, std::abs(w.amplitude));
+  const double scale = double(grid[0]) * grid[1] * grid[2] * amax;
+  double err = 0;
+  for_each(l, [&](const std::array<int, 3> &k, std::int64_t off) {
+    err = std::max(err, std::abs(data[off] - real_spectrum_value(k, grid, waves)));
+  });
+  return max_over(comm, err) / scale;
+}
+
+double real_roundtrip_error(MPI_Comm comm, const double *data, const Layout &l,
+                            const std::array<int, 3> &grid, FieldKind kind,
+                            const std::vector<Wave> &waves) {
+  const double n = double(grid[0]) * grid[1] * grid[2];
+  double err = 0, fmax = 0;
+  for_each(l, [&](const std::array<int, 3> &g, std::int64_t off) {
+    if (g[2] >= grid[2]) return;  // padding
+    const double f = real_field_value(g, grid, kind, waves);
+    fmax = std::max(fmax, std::abs(f));
+    err = std::max(err, std::abs(data[off] - n * f));
+  });
+  return max_over(comm, err) / (n * max_over(comm, fmax));
+}
+
 std::vector<Complex> gather_global(MPI_Comm comm, const Complex *data, const Layout &l,
                                    const std::array<int, 3> &grid, int root) {
   int rank = 0, size = 1;
@@ -186,12 +231,11 @@ double relative_difference(const std::vector<Complex> &a, const std::vector<Comp
   return bmax > 0 ? diff / bmax : diff;
 }
 
-std::uint64_t digest(MPI_Comm comm, const Complex *data, std::int64_t count) {
+std::uint64_t digest(MPI_Comm comm, const void *data, std::int64_t bytes) {
   // FNV-1a over the bytes, then the per-rank digests folded in rank order.
   std::uint64_t h = 1469598103934665603ull;
-  const auto *p = reinterpret_cast<const unsigned char *>(data);
-  for (std::int64_t i = 0; i < count * std::int64_t(sizeof(Complex)); ++i)
-    h = (h ^ p[i]) * 1099511628211ull;
+  const auto *p = static_cast<const unsigned char *>(data);
+  for (std::int64_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
   int size = 1;
   MPI_Comm_size(comm, &size);
   std::vector<std::uint64_t> all(size);

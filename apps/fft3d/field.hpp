@@ -48,6 +48,24 @@ double roundtrip_error(MPI_Comm comm, const Complex *data, const Layout &l,
                        const std::array<int, 3> &grid, FieldKind kind,
                        const std::vector<Wave> &waves);
 
+// Real data (r2c): the field's real part. Its spectrum is (S(k) + conj(S(-k))) / 2 with S the
+// waves' spectrum, stored for 0 <= k2 <= N2/2 (the half grid). A layout may be wider than the
+// grid along axis 2 (FFTW-MPI's padded rows): those elements are padding, filled with 0 and not
+// checked.
+double real_field_value(const std::array<int, 3> &g, const std::array<int, 3> &grid, FieldKind kind,
+                        const std::vector<Wave> &waves);
+Complex real_spectrum_value(const std::array<int, 3> &k, const std::array<int, 3> &grid,
+                            const std::vector<Wave> &waves);
+void fill_real(double *data, const Layout &l, const std::array<int, 3> &grid, FieldKind kind,
+               const std::vector<Wave> &waves);
+// Collective, as spectrum_error / roundtrip_error; `l` of real_spectrum_error is on the half
+// grid, `grid` is always the real grid.
+double real_spectrum_error(MPI_Comm comm, const Complex *data, const Layout &l,
+                           const std::array<int, 3> &grid, const std::vector<Wave> &waves);
+double real_roundtrip_error(MPI_Comm comm, const double *data, const Layout &l,
+                            const std::array<int, 3> &grid, FieldKind kind,
+                            const std::vector<Wave> &waves);
+
 // Collective. The whole field assembled on `root` as a row-major N0 x N1 x N2 array (empty on the
 // other ranks), from every rank's box in any layout. For verification only: O(N) memory on root.
 std::vector<Complex> gather_global(MPI_Comm comm, const Complex *data, const Layout &l,
@@ -56,8 +74,8 @@ std::vector<Complex> gather_global(MPI_Comm comm, const Complex *data, const Lay
 // max |a - b| / max |b| (0 for two empty arrays).
 double relative_difference(const std::vector<Complex> &a, const std::vector<Complex> &b);
 
-// Collective. A digest of every rank's local bits in rank order (the same value on every rank):
+// Collective. A digest of every rank's local bytes in rank order (the same value on every rank):
 // equal digests = bitwise-equal distributed fields (up to a 64-bit hash collision).
-std::uint64_t digest(MPI_Comm comm, const Complex *data, std::int64_t count);
+std::uint64_t digest(MPI_Comm comm, const void *data, std::int64_t bytes);
 
 }  // namespace pcoll::fft3d

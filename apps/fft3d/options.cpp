@@ -92,11 +92,12 @@ void load_deck(const std::string &path, Options &opt) {
   take(deck, path, "name", opt.deck_name);
   if (const auto *p = deck["problem"].as_table()) {
     const std::string where = path + " [problem]";
-    only_known(*p, where, {"grid", "weak", "decomp", "field"});
+    only_known(*p, where, {"grid", "weak", "decomp", "field", "transform"});
     take_grid(*p, where, opt.grid);
     take(*p, where, "weak", opt.weak);
     take(*p, where, "decomp", opt.decomp);
     take(*p, where, "field", opt.field);
+    take(*p, where, "transform", opt.transform);
   }
   if (const auto *r = deck["run"].as_table()) {
     const std::string where = path + " [run]";
@@ -148,6 +149,7 @@ void validate(const Options &opt) {
                                ": every size must be a positive integer");
   one_of("--decomp (deck: decomp)", opt.decomp, decomp_values());
   one_of("--field (deck: field)", opt.field, field_values());
+  one_of("--transform (deck: transform)", opt.transform, transform_values());
   one_of("--planner (deck: planner)", opt.planner, planner_values());
   if (opt.iterations < 1)
     throw std::runtime_error("--iterations (deck: iterations) " + std::to_string(opt.iterations) +
@@ -204,6 +206,10 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code, bool spe
       ->capture_default_str();
   app.add_option("--field", opt.field,
                  "input: waves (plane waves, exact spikes checked) or random (hash of the index)")
+      ->capture_default_str();
+  app.add_option("--transform", opt.transform,
+                 "c2c (complex to complex) or r2c (real input, N0 x N1 x (N2/2+1) half "
+                 "spectrum; GFlop/s then count 2.5 N log2 N)")
       ->capture_default_str();
   std::vector<std::string> algos;
   app.add_option("--alltoall", algos,

@@ -16,6 +16,7 @@ struct Options {
   bool weak = false;                    // global N0 = grid[0] * P (weak scaling)
   std::string decomp = "auto";          // slab | pencil | auto
   std::string field = "waves";          // waves | random
+  std::string transform = "c2c";        // c2c | r2c
   // runs
   std::vector<std::string> alltoall;  // algorithms compared in one launch; empty: environment
   bool fftw_mpi = true;               // also time FFTW-MPI's own transform (the anchor)
@@ -38,6 +39,10 @@ inline const std::vector<std::string> &decomp_values() {
 }
 inline const std::vector<std::string> &field_values() {
   static const std::vector<std::string> v = {"waves", "random"};
+  return v;
+}
+inline const std::vector<std::string> &transform_values() {
+  static const std::vector<std::string> v = {"c2c", "r2c"};
   return v;
 }
 inline const std::vector<std::string> &planner_values() {

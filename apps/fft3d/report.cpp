@@ -56,12 +56,16 @@ std::string check(double err, double tol) {
 
 }  // namespace
 
+double RunSetup::flops() const {
+  return fft_flops(grid) * (transform == "r2c" ? 0.5 : 1.0);
+}
+
 void print_header(std::ostream &os, const RunSetup &s) {
   const long long points = 1LL * s.grid[0] * s.grid[1] * s.grid[2];
   os << "fft3d: deck " << s.deck << " | P = " << s.ranks << " ranks x " << s.threads
      << " OpenMP threads | grid " << grid_string(s.grid) << " (" << points << " points) | "
-     << s.decomp << ", process grid " << s.p0 << "x" << s.p1 << " | field " << s.field
-     << " | FFTW planner " << s.planner << "\n";
+     << s.transform << " " << s.decomp << ", process grid " << s.p0 << "x" << s.p1 << " | field "
+     << s.field << " | FFTW planner " << s.planner << "\n";
   std::int64_t biggest = 0;
   for (const auto &t : s.transposes) {
     os << "fft3d: transpose among " << t.where << ": PCOLL_"
@@ -142,7 +146,7 @@ bool print_summary(std::ostream &os, const RunSetup &s, const std::vector<RunRec
     return stats(t).mean;
   };
   const double vendor = mean_time("vendor"), anchor = mean_time(kFftwMpi);
-  const double flops = fft_flops(s.grid);
+  const double flops = s.flops();
   os << "\nsummary over timed runs (ms per transform, critical path, mean +- sample std; split "
         "of the slowest rank; GFlop/s = 5 N log2 N / time)\n"
      << std::left << std::setw(14) << "algorithm" << std::right << std::setw(18) << "ms/transform"
@@ -202,19 +206,20 @@ bool print_summary(std::ostream &os, const RunSetup &s, const std::vector<RunRec
 void write_csv(const std::string &path, const RunSetup &s, const std::vector<RunRecord> &runs) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error("cannot write " + path);
-  out << "deck,ranks,threads,n0,n1,n2,decomp,p0,p1,bytes_per_dest_max,algorithm,served,run,"
+  out << "deck,transform,ranks,threads,n0,n1,n2,decomp,p0,p1,bytes_per_dest_max,algorithm,served,"
+         "run,"
          "warmup,time_s,fft_s,pack_s,alltoall_s,unpack_s,other_s,fastest_s,slowest_s,gflops,"
          "bits_ok\n";
   std::int64_t bytes = 0;
   for (const auto &t : s.transposes) bytes = std::max(bytes, t.max_bytes);
   out << std::setprecision(17);
   for (const auto &r : runs)
-    out << s.deck << ',' << s.ranks << ',' << s.threads << ',' << s.grid[0] << ',' << s.grid[1]
-        << ',' << s.grid[2] << ',' << s.decomp << ',' << s.p0 << ',' << s.p1 << ',' << bytes << ','
-        << r.algorithm << ',' << r.served << ',' << r.rep << ',' << (r.warmup ? 1 : 0) << ','
-        << r.time << ',' << r.fft << ',' << r.pack << ',' << r.alltoall << ',' << r.unpack << ','
-        << r.other << ',' << r.fastest << ',' << r.slowest << ','
-        << fft_flops(s.grid) / r.time * 1e-9 << ',' << (r.bits_ok ? 1 : 0) << '\n';
+    out << s.deck << ',' << s.transform << ',' << s.ranks << ',' << s.threads << ',' << s.grid[0]
+        << ',' << s.grid[1] << ',' << s.grid[2] << ',' << s.decomp << ',' << s.p0 << ',' << s.p1
+        << ',' << bytes << ',' << r.algorithm << ',' << r.served << ',' << r.rep << ','
+        << (r.warmup ? 1 : 0) << ',' << r.time << ',' << r.fft << ',' << r.pack << ',' << r.alltoall
+        << ',' << r.unpack << ',' << r.other << ',' << r.fastest << ',' << r.slowest << ','
+        << s.flops() / r.time * 1e-9 << ',' << (r.bits_ok ? 1 : 0) << '\n';
 }
 
 #ifdef PCOLL_FFT3D_HAVE_HDF5
@@ -252,6 +257,7 @@ void write_results_h5(const std::string &path, const RunSetup &s,
   attr_string(f, "command_line", s.command_line);
   attr_string(f, "decomp", s.decomp);
   attr_string(f, "field", s.field);
+  attr_string(f, "transform", s.transform);
   attr_string(f, "planner", s.planner);
   attr_num(f, "ranks", s.ranks);
   attr_num(f, "threads", s.threads);
@@ -261,7 +267,7 @@ void write_results_h5(const std::string &path, const RunSetup &s,
   attr_num(f, "p0", s.p0);
   attr_num(f, "p1", s.p1);
   attr_num(f, "pairwise_threshold", double(s.pairwise_threshold));
-  attr_num(f, "flops_per_transform", fft_flops(s.grid));
+  attr_num(f, "flops_per_transform", s.flops());
   attr_num(f, "spectrum_error", s.spectrum_error);
   attr_num(f, "roundtrip_error", s.roundtrip_error);
   attr_num(f, "fftw_difference", s.fftw_difference);

@@ -18,7 +18,7 @@ constexpr const char *kFftwMpi = "fftw_mpi";  // the anchor's name in every tabl
 constexpr int kSplit = 5;                     // wall, fft, pack, alltoall, unpack
 
 struct RunSetup {
-  std::string deck, decomp, field, planner;
+  std::string deck, decomp, field, planner, transform;
   int ranks = 1, threads = 1, p0 = 1, p1 = 1;
   std::array<int, 3> grid{0, 0, 0};
   std::vector<TransposeInfo> transposes;
@@ -31,6 +31,8 @@ struct RunSetup {
   double fftw_spectrum_error = -1, fftw_roundtrip_error = -1;
   double fftw_difference = -1;  // max |ours - FFTW-MPI| / max |FFTW-MPI|, forward; -1: not run
   double tolerance = 0;
+  // Flops of one transform: 5 N log2 N (c2c), half that for r2c (FFTW's benchmark convention).
+  double flops() const;
 };
 
 // One run of `iterations` forward + backward pairs. Each transform's time is the slowest rank's

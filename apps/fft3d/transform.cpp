@@ -49,6 +49,10 @@ const char *planner_name(Planner p) {
   return "?";
 }
 
+const char *kind_name(Kind k) {
+  return k == Kind::c2c ? "c2c" : "r2c";
+}
+
 unsigned planner_flags(Planner p) {
   switch (p) {
     case Planner::estimate:
@@ -124,11 +128,38 @@ fftw_plan plan_axes(const Layout &l, const std::vector<int> &axes, Complex *buf,
   return plan;
 }
 
+// The r2c (forward) or c2r (backward) transform along `axes` from the real layout r to the
+// complex layout c (the same box but for axis 2, N2 real points, N2/2+1 complex). FFTW halves
+// the last of the transformed axes, which is axis 2 here.
+fftw_plan plan_real(const Layout &r, const Layout &c, const std::vector<int> &axes, double *real,
+                    Complex *cplx, bool forward, unsigned flags) {
+  std::vector<fftw_iodim64> dims, loops;
+  for (int a : axes)
+    dims.push_back(
+        {r.n[a], forward ? r.stride(a) : c.stride(a), forward ? c.stride(a) : r.stride(a)});
+  for (int a : r.order)
+    if (std::find(axes.begin(), axes.end(), a) == axes.end())
+      loops.push_back(
+          {r.n[a], forward ? r.stride(a) : c.stride(a), forward ? c.stride(a) : r.stride(a)});
+  auto *z = reinterpret_cast<fftw_complex *>(cplx);
+  const int rank = static_cast<int>(dims.size()), howmany = static_cast<int>(loops.size());
+  fftw_plan plan =
+      forward ? fftw_plan_guru64_dft_r2c(rank, dims.data(), howmany, loops.data(), real, z, flags)
+              : fftw_plan_guru64_dft_c2r(rank, dims.data(), howmany, loops.data(), z, real, flags);
+  if (plan == nullptr) throw std::runtime_error("FFTW could not plan the real-data stage");
+  return plan;
+}
+
 }  // namespace
 
 DistributedFft::DistributedFft(MPI_Comm comm, const std::array<int, 3> &grid, Decomp decomp,
-                               Planner planner)
-    : comm_(comm), grid_(grid), decomp_(decomp), plans_(std::make_unique<Plans>()) {
+                               Planner planner, Kind kind)
+    : comm_(comm),
+      grid_(grid),
+      cgrid_(kind == Kind::r2c ? std::array<int, 3>{grid[0], grid[1], grid[2] / 2 + 1} : grid),
+      decomp_(decomp),
+      kind_(kind),
+      plans_(std::make_unique<Plans>()) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -139,15 +170,23 @@ DistributedFft::DistributedFft(MPI_Comm comm, const std::array<int, 3> &grid, De
     check_mpi(MPI_Dims_create(size, 2, dims), "MPI_Dims_create");
     pg_ = ProcGrid{dims[0], dims[1]};
   }
-  if (std::string why = check_grid(grid, pg_, decomp); !why.empty())
-    throw std::invalid_argument(why);
-  layouts_ = stage_layouts(grid, pg_, decomp, rank);
+  for (int a = 0; a < 3; ++a)
+    if (grid[a] < 1) throw std::invalid_argument(check_grid(grid, pg_, decomp));
+  // r2c: the distributed stages work on the half-spectrum grid, which must fit the process grid.
+  if (std::string why = check_grid(cgrid_, pg_, decomp); !why.empty())
+    throw std::invalid_argument(
+        kind == Kind::r2c ? why + " (the r2c half-spectrum of grid " + std::to_string(grid[0]) +
+                                "x" + std::to_string(grid[1]) + "x" + std::to_string(grid[2]) + ")"
+                          : why);
+  layouts_ = stage_layouts(cgrid_, pg_, decomp, rank);
+  real_in_ = layouts_.in;
+  real_in_.n[2] = grid[2];
 
   // Stage layouts of every member of each transpose's communicator, in its rank order.
   auto layouts_of = [&](auto member_to_rank, int q, Layout StageLayouts::*which) {
     std::vector<Layout> v;
     for (int j = 0; j < q; ++j)
-      v.push_back(stage_layouts(grid, pg_, decomp, member_to_rank(j)).*which);
+      v.push_back(stage_layouts(cgrid_, pg_, decomp, member_to_rank(j)).*which);
     return v;
   };
   std::vector<std::pair<std::string, MPI_Comm>> where;
@@ -183,13 +222,13 @@ DistributedFft::DistributedFft(MPI_Comm comm, const std::array<int, 3> &grid, De
     info.min_bytes = INT64_MAX;
     // Every rank of comm computes the same figures from the pure layouts of all ranks.
     for (int r = 0; r < size; ++r) {
-      const StageLayouts s = stage_layouts(grid, pg_, decomp, r);
+      const StageLayouts s = stage_layouts(cgrid_, pg_, decomp, r);
       const Layout &from = t == 0 ? s.in : s.mid;
       for (int j = 0; j < q; ++j) {
         const int peer = decomp == Decomp::slab ? j
                          : t == 0               ? (r / pg_.p1) * pg_.p1 + j
                                                 : j * pg_.p1 + r % pg_.p1;
-        const StageLayouts sp = stage_layouts(grid, pg_, decomp, peer);
+        const StageLayouts sp = stage_layouts(cgrid_, pg_, decomp, peer);
         const Layout &to = (decomp == Decomp::slab || t == 1) ? sp.out : sp.mid;
         const std::int64_t bytes =
             plan_exchange({from}, {to}, 0).send_total * std::int64_t(sizeof(Complex));
@@ -206,7 +245,10 @@ DistributedFft::DistributedFft(MPI_Comm comm, const std::array<int, 3> &grid, De
   field_ = static_cast<Complex *>(fftw_malloc(bytes));
   send_ = static_cast<Complex *>(fftw_malloc(bytes));
   recv_ = static_cast<Complex *>(fftw_malloc(bytes));
-  if (!field_ || !send_ || !recv_) throw std::runtime_error("out of memory for the FFT buffers");
+  if (kind == Kind::r2c)
+    real_ = static_cast<double *>(fftw_malloc(real_in_.volume() * sizeof(double)));
+  if (!field_ || !send_ || !recv_ || (kind == Kind::r2c && !real_))
+    throw std::runtime_error("out of memory for the FFT buffers");
 
   // One plan per stage and direction, on the field buffer (FFTW_MEASURE overwrites it: done
   // before the caller fills the field).
@@ -217,10 +259,16 @@ DistributedFft::DistributedFft(MPI_Comm comm, const std::array<int, 3> &grid, De
   else
     stages = {{&layouts_.in, {2}}, {&layouts_.mid, {1}}, {&layouts_.out, {0}}};
   for (const auto &[layout, axes] : stages) {
+    if (kind == Kind::r2c && layout == &layouts_.in) {
+      plans_->fwd.push_back(plan_real(real_in_, *layout, axes, real_, field_, true, flags));
+      plans_->bwd.push_back(plan_real(real_in_, *layout, axes, real_, field_, false, flags));
+      continue;
+    }
     plans_->fwd.push_back(plan_axes(*layout, axes, field_, FFTW_FORWARD, flags));
     plans_->bwd.push_back(plan_axes(*layout, axes, field_, FFTW_BACKWARD, flags));
   }
   std::fill(field_, field_ + cap, Complex(0, 0));
+  if (real_) std::fill(real_, real_ + real_in_.volume(), 0.0);
 }
 
 DistributedFft::~DistributedFft() {
@@ -228,6 +276,7 @@ DistributedFft::~DistributedFft() {
   fftw_free(field_);
   fftw_free(send_);
   fftw_free(recv_);
+  fftw_free(real_);
   if (row_ != MPI_COMM_NULL) MPI_Comm_free(&row_);
   if (col_ != MPI_COMM_NULL) MPI_Comm_free(&col_);
 }

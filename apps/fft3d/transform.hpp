@@ -3,6 +3,9 @@
 // transposes through PCOLL_Alltoall (every block the same size) or PCOLL_Alltoallv (a grid that
 // does not divide evenly), so the all-to-all algorithm chosen in pcoll changes only the transposes.
 // Stage layouts: layout.hpp. Unnormalised, as FFTW: backward(forward(x)) = N0 N1 N2 x.
+// Real-to-complex (Kind::r2c): the first stage is FFTW's r2c along axis 2 (with axis 1 for
+// slabs), out of a real buffer, and every later stage is the complex transform of the
+// N0 x N1 x (N2/2+1) half-spectrum: the distributed part is the c2c code on that grid.
 #pragma once
 
 #include <mpi.h>
@@ -21,6 +24,8 @@ namespace pcoll::fft3d {
 using Complex = std::complex<double>;
 
 enum class Planner { estimate, measure, patient };
+enum class Kind { c2c, r2c };
+const char *kind_name(Kind k);
 const char *planner_name(Planner p);
 unsigned planner_flags(Planner p);  // FFTW_ESTIMATE, ...
 
@@ -48,18 +53,28 @@ class DistributedFft {
  public:
   // Collective over comm. Throws std::invalid_argument (with check_grid's message) for a grid
   // the process grid cannot split, std::runtime_error on an MPI or FFTW failure.
-  DistributedFft(MPI_Comm comm, const std::array<int, 3> &grid, Decomp decomp, Planner planner);
+  DistributedFft(MPI_Comm comm, const std::array<int, 3> &grid, Decomp decomp, Planner planner,
+                 Kind kind = Kind::c2c);
   ~DistributedFft();
   DistributedFft(const DistributedFft &) = delete;
   DistributedFft &operator=(const DistributedFft &) = delete;
 
-  // The local field: laid out as input() before forward() and after backward(), as output()
-  // after forward(). Sized for the largest stage; the first volume() elements are the field.
+  // The local field: laid out as input() before forward() and after backward() (c2c), as
+  // output() after forward(). Sized for the largest stage; the first volume() elements are the
+  // field. r2c: the real input is real_data(), laid out as real_input() (the input box with all
+  // N2 points of axis 2); forward() reads it and leaves the half-spectrum in data(), laid out as
+  // output() on spectrum_grid(); backward() writes real_data() back.
   Complex *data() { return field_; }
   const Complex *data() const { return field_; }
+  double *real_data() { return real_; }
+  const double *real_data() const { return real_; }
   const Layout &input() const { return layouts_.in; }
+  const Layout &real_input() const { return real_in_; }
   const Layout &output() const { return layouts_.out; }
   const std::array<int, 3> &grid() const { return grid_; }
+  // The grid of the complex stages: grid() for c2c, N0 x N1 x (N2/2+1) for r2c.
+  const std::array<int, 3> &spectrum_grid() const { return cgrid_; }
+  Kind kind() const { return kind_; }
   Decomp decomp() const { return decomp_; }
   ProcGrid proc_grid() const { return pg_; }
 
@@ -80,8 +95,11 @@ class DistributedFft {
   void transpose(int index, bool forward);
 
   MPI_Comm comm_, row_ = MPI_COMM_NULL, col_ = MPI_COMM_NULL;
-  std::array<int, 3> grid_;
+  std::array<int, 3> grid_, cgrid_;
   Decomp decomp_;
+  Kind kind_;
+  Layout real_in_;
+  double *real_ = nullptr;
   ProcGrid pg_;
   StageLayouts layouts_;
   Complex *field_ = nullptr, *send_ = nullptr, *recv_ = nullptr;
