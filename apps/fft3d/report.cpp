@@ -144,7 +144,8 @@ bool print_summary(std::ostream &os, const RunSetup &s, const std::vector<RunRec
   const double vendor = mean_time("vendor"), anchor = mean_time(kFftwMpi);
   const double flops = s.flops();
   os << "\nsummary over timed runs (ms per transform, critical path, mean +- sample std; split "
-        "of the slowest rank; GFlop/s = 5 N log2 N / time)\n"
+        "of the slowest rank; GFlop/s = "
+     << (s.transform == "r2c" ? "2.5" : "5") << " N log2 N / time)\n"
      << std::left << std::setw(14) << "algorithm" << std::right << std::setw(18) << "ms/transform"
      << std::setw(9) << "fft" << std::setw(9) << "pack" << std::setw(9) << "alltoall"
      << std::setw(9) << "unpack" << std::setw(7) << "a2a%" << std::setw(9) << "GFlop/s"
