@@ -13,7 +13,7 @@
 # cluster, PCOLL_LAUNCHER="srun" replaces mpiexec. In the SMPI build (PCOLL_BUILD_DIR=build-smpi,
 # PCOLL_LAUNCHER="smpirun -platform ... -hostfile ...") there is no FFTW-MPI: the anchor is left
 # out and the table says so.
-# Writes DIR/fft_<deck>_<grid>_P<P>.{csv,h5,log}, DIR/table.txt, DIR/fft-split.png
+# Writes DIR/fft_<deck>[_<grid>]_P<P>.{csv,h5,log}, DIR/table.txt, DIR/fft-split.png
 # (DIR: <build>/results/fft-<deck>-<date> by default).
 set -euo pipefail
 here="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -97,7 +97,8 @@ for grid in ${grids:-deck}; do
             pcoll_msg "P=${P} x ${threads} thread(s) on ${cores} cores: oversubscribed"
         fi
         export OMP_PROC_BIND="${OMP_PROC_BIND:-false}"
-        base="${out}/fft_${deck_name}_${grid//,/x}_P${P}"
+        base="${out}/fft_${deck_name}_P${P}"
+        [[ "${grid}" != deck ]] && base="${out}/fft_${deck_name}_${grid//,/x}_P${P}"
         pcoll_msg "P=${P}, grid ${grid}: deck ${deck_name}, algorithms ${algos// /,} + FFTW-MPI," \
             "${warmup} warm-up + ${runs} runs"
         # shellcheck disable=SC2086
