@@ -10,9 +10,10 @@
 # overrides the deck's grid (one run per grid and P). Uneven grids use PCOLL_Alltoallv, which has
 # only vendor and pairwise: give such grids with --algos "vendor pairwise". Ranks above the core
 # count are oversubscribed (fine for correctness and ratios, not for absolute times). On a
-# cluster, PCOLL_LAUNCHER="srun" replaces mpiexec. In the SMPI build (PCOLL_BUILD_DIR=build-smpi,
-# PCOLL_LAUNCHER="smpirun -platform ... -hostfile ...") there is no FFTW-MPI: the anchor is left
-# out and the table says so.
+# cluster, PCOLL_LAUNCHER="srun" replaces mpiexec. Simulated: PCOLL_BUILD_DIR=build-smpi
+# PCOLL_LAUNCHER="smpirun -platform P.xml -hostfile H --cfg=smpi/privatization:1" (no FFTW-MPI
+# anchor, no HDF5 there; the algorithm list comes from the native build's pcoll-info or
+# PCOLL_INFO; SimGrid charges the host's compute time unless smpi/simulate-computation:no).
 # Writes DIR/fft_<deck>[_<grid>]_P<P>.{csv,h5,log}, DIR/table.txt, DIR/fft-split.png
 # (DIR: <build>/results/fft-<deck>-<date> by default).
 set -euo pipefail
@@ -37,7 +38,7 @@ while [[ $# -gt 0 ]]; do
         --decomp) decomp="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
         --no-build) do_build=0; shift ;;
-        -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) pcoll_die "unknown argument '$1' (see --help)" ;;
     esac
 done
@@ -51,14 +52,24 @@ if [[ ! -f "${deck_file}" ]]; then
 fi
 deck_name="$(basename -- "${deck_file}" .toml)"
 
+# The SMPI build (PCOLL_SMPI=ON in its cache): built by build-smpi.sh, no pcoll-info (the
+# algorithms come from --algos or the native build's pcoll-info), no HDF5, no FFTW-MPI.
+smpi=0
+grep -qs '^PCOLL_SMPI:BOOL=ON' "${build}/CMakeCache.txt" && smpi=1
 if [[ ${do_build} -eq 1 || ! -x "${build}/apps/fft3d/fft3d" ]]; then
-    "${here}/build.sh" "${build}" fft3d pcoll-info
+    if [[ ${smpi} -eq 1 ]]; then
+        "${here}/build-smpi.sh" "${build}"
+    else
+        "${here}/build.sh" "${build}" fft3d pcoll-info
+    fi
 fi
 fft3d="${build}/apps/fft3d/fft3d"
 [[ -x "${fft3d}" ]] || pcoll_die "${fft3d} was not built (Kokkos or FFTW off?)"
 
 # The alltoall algorithms this build has, from pcoll-info's parameter table.
-info="$("${build}/collectives/pcoll-info" 2>/dev/null)" || pcoll_die "${build}/collectives/pcoll-info failed"
+info_exe="${build}/collectives/pcoll-info"
+[[ ${smpi} -eq 1 ]] && info_exe="${PCOLL_INFO:-${root}/build/collectives/pcoll-info}"
+info="$("${info_exe}" 2>/dev/null)" || pcoll_die "${info_exe} failed (set PCOLL_INFO to a native pcoll-info)"
 have="$(awk '/PCOLL_ALLTOALL =/ {f = 1; next} f && /allowed/ {sub(/.*allowed /, ""); print; exit}' \
     <<<"${info}" | tr '|' ' ')"
 [[ -n "${have}" ]] || pcoll_die "cannot list the alltoall algorithms (pcoll-info failed)"
@@ -85,6 +96,8 @@ export OMP_NUM_THREADS="${threads}"
 extra=()
 [[ -n "${iterations}" ]] && extra+=(--iterations "${iterations}")
 [[ -n "${decomp}" ]] && extra+=(--decomp "${decomp}")
+np_flag=-n
+[[ "${launcher}" == smpirun* ]] && np_flag=-np
 csvs=()
 for grid in ${grids:-deck}; do
     gridargs=()
@@ -98,13 +111,15 @@ for grid in ${grids:-deck}; do
         fi
         export OMP_PROC_BIND="${OMP_PROC_BIND:-false}"
         base="${out}/fft_${deck_name}_P${P}"
+        h5=(--output "${base}.h5")
+        [[ ${smpi} -eq 1 ]] && h5=()  # no HDF5 in SMPI builds
         [[ "${grid}" != deck ]] && base="${out}/fft_${deck_name}_${grid//,/x}_P${P}"
         pcoll_msg "P=${P}, grid ${grid}: deck ${deck_name}, algorithms ${algos// /,} + FFTW-MPI," \
             "${warmup} warm-up + ${runs} runs"
         # shellcheck disable=SC2086
-        ${launcher} -n "${P}" "${fft3d}" --deck "${deck_file}" "${gridargs[@]}" \
+        ${launcher} "${np_flag}" "${P}" "${fft3d}" --deck "${deck_file}" "${gridargs[@]}" \
             --alltoall "${algos// /,}" --runs "${runs}" --warmup "${warmup}" "${extra[@]}" -q \
-            --csv "${base}.csv" --output "${base}.h5" >"${base}.log" 2>&1 ||
+            --csv "${base}.csv" "${h5[@]}" >"${base}.log" 2>&1 ||
             { tail -n 30 "${base}.log" >&2; pcoll_die "fft3d failed at P=${P} (log: ${base}.log)"; }
         sed -n '/^fft3d:/p;/^verification/,/^  ours vs/p' "${base}.log" | sed 's/^/  /' >&2
         csvs+=("${base}.csv")
@@ -114,4 +129,8 @@ done
 echo
 echo "3-D FFT case study, deck ${deck_name}, $(hostname), ${cores} cores, ${threads} thread(s)/rank"
 "${py}" "${here}/plot_fft.py" "${csvs[@]}" -o "${out}/fft-split.png" | tee "${out}/table.txt"
-echo "results: ${out} (per-run CSV, HDF5 per-transform per-rank split, logs)"
+if [[ ${smpi} -eq 1 ]]; then
+    echo "results: ${out} (per-run CSV, logs; simulated: no FFTW-MPI anchor, no HDF5)"
+else
+    echo "results: ${out} (per-run CSV, HDF5 per-transform per-rank split, logs)"
+fi
