@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace pcoll::fft3d {
 
@@ -103,12 +104,29 @@ Exchange plan_exchange(const std::vector<Layout> &from, const std::vector<Layout
     x.send_total += x.send.back().volume();
     x.recv_total += x.recv.back().volume();
   }
-  // Alltoall or Alltoallv must be the same choice on every member, so it is decided from every
-  // pair's block, which each member computes alike from the layouts of all.
-  const std::int64_t v = meet(from[0], to[0]).volume();
-  for (int i = 0; i < q && x.even; ++i)
-    for (int j = 0; j < q && x.even; ++j) x.even = meet(from[i], to[j]).volume() == v;
+  // Alltoall or Alltoallv must be the same choice on every member, so it is decided from the
+  // blocks between all members, which each member computes alike from the layouts of all.
+  const BlockRange r = block_range(from, to);
+  x.even = r.min == r.max;
   return x;
+}
+
+BlockRange block_range(const std::vector<Layout> &from, const std::vector<Layout> &to) {
+  BlockRange r{1, 1};
+  for (int a = 0; a < 3; ++a) {
+    int from_min = INT32_MAX, from_max = 0, to_min = INT32_MAX, to_max = 0;
+    for (const Layout &l : from) {
+      from_min = std::min(from_min, l.n[a]);
+      from_max = std::max(from_max, l.n[a]);
+    }
+    for (const Layout &l : to) {
+      to_min = std::min(to_min, l.n[a]);
+      to_max = std::max(to_max, l.n[a]);
+    }
+    r.min *= std::min(from_min, to_min);
+    r.max *= std::min(from_max, to_max);
+  }
+  return r;
 }
 
 BlockCopy block_copy(const Block &b, const std::array<int, 3> &order, const Layout &field) {

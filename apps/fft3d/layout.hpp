@@ -73,10 +73,21 @@ struct Exchange {
   std::vector<Block> send, recv;             // per peer of the sub-communicator
   std::vector<std::int64_t> sdispl, rdispl;  // element offsets of each peer in the buffers
   std::int64_t send_total = 0, recv_total = 0;
-  bool even = true;  // every send and receive block has the same volume: PCOLL_Alltoall
+  bool even = true;  // every block between members has the same volume: PCOLL_Alltoall
 };
 // from[j] / to[j]: member j's source / destination layout, j = rank in the sub-communicator.
 Exchange plan_exchange(const std::vector<Layout> &from, const std::vector<Layout> &to, int me);
+
+// The smallest and largest block volume (elements) that a member sends a member, over the
+// members' source layouts `from` and destination layouts `to` (all ranks of a communicator, or
+// one sub-communicator's). O(members), not O(members^2): on each axis of these stage layouts
+// either one side spans the whole axis or both have the same range, so the overlap of from_i and
+// to_j on axis a is min(from_i.n[a], to_j.n[a]), and the per-axis extremes are reached by one
+// pair (the last ranks of each split). tests/apps/fft3d checks it against every pair.
+struct BlockRange {
+  std::int64_t min = 0, max = 0;
+};
+BlockRange block_range(const std::vector<Layout> &from, const std::vector<Layout> &to);
 
 // The block's extents and strides for the kernels, in `order` (the sender's memory order).
 struct BlockCopy {

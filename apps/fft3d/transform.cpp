@@ -133,31 +133,24 @@ DistributedFft::DistributedFft(MPI_Comm comm, const std::array<int, 3> &grid, De
     where.push_back({"rows", row_});
     where.push_back({"columns", col_});
   }
-  // What every member sends each other member (the same numbers on every rank of comm).
+  // What a member sends a member, over every sub-communicator (the same figures on every rank,
+  // from the pure layouts of all ranks; O(P)).
+  std::vector<Layout> all_in, all_mid, all_out;
+  for (int r = 0; r < size; ++r) {
+    const StageLayouts s = stage_layouts(cgrid_, pg_, decomp, r);
+    all_in.push_back(s.in);
+    all_mid.push_back(s.mid);
+    all_out.push_back(s.out);
+  }
   for (std::size_t t = 0; t < transposes_.size(); ++t) {
     TransposeInfo info;
     info.where = where[t].first;
     info.collective = transposes_[t]->fwd.even ? "alltoall" : "alltoallv";
-    int q = 1;
-    MPI_Comm_size(where[t].second, &q);
-    info.peers = q;
-    info.min_bytes = INT64_MAX;
-    // Every rank of comm computes the same figures from the pure layouts of all ranks.
-    for (int r = 0; r < size; ++r) {
-      const StageLayouts s = stage_layouts(cgrid_, pg_, decomp, r);
-      const Layout &from = t == 0 ? s.in : s.mid;
-      for (int j = 0; j < q; ++j) {
-        const int peer = decomp == Decomp::slab ? j
-                         : t == 0               ? (r / pg_.p1) * pg_.p1 + j
-                                                : j * pg_.p1 + r % pg_.p1;
-        const StageLayouts sp = stage_layouts(cgrid_, pg_, decomp, peer);
-        const Layout &to = (decomp == Decomp::slab || t == 1) ? sp.out : sp.mid;
-        const std::int64_t bytes =
-            plan_exchange({from}, {to}, 0).send_total * std::int64_t(sizeof(Complex));
-        info.min_bytes = std::min(info.min_bytes, bytes);
-        info.max_bytes = std::max(info.max_bytes, bytes);
-      }
-    }
+    MPI_Comm_size(where[t].second, &info.peers);
+    const bool last = decomp == Decomp::slab || t == 1;
+    const BlockRange b = block_range(t == 0 ? all_in : all_mid, last ? all_out : all_mid);
+    info.min_bytes = b.min * std::int64_t(sizeof(Complex));
+    info.max_bytes = b.max * std::int64_t(sizeof(Complex));
     info_.push_back(info);
   }
 

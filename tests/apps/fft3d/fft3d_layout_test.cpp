@@ -42,6 +42,7 @@ bool holds_codes(const std::vector<C> &buf, const Layout &l, const Grid &n) {
 void transpose_in_memory(std::vector<std::vector<C>> &field, const std::vector<Layout> &from_all,
                          const std::vector<Layout> &to_all,
                          const std::vector<std::vector<int>> &groups) {
+  std::int64_t smallest = INT64_MAX, largest = 0;  // over the blocks of every group
   for (const auto &members : groups) {
     const int q = static_cast<int>(members.size());
     std::vector<Layout> from, to;
@@ -64,6 +65,8 @@ void transpose_in_memory(std::vector<std::vector<C>> &field, const std::vector<L
         REQUIRE(x[j].send[m].lo == x[m].recv[j].lo);
         REQUIRE(x[j].send[m].n == x[m].recv[j].n);
         all_same = all_same && x[j].send[m].volume() == x[0].send[0].volume();
+        smallest = std::min(smallest, x[j].send[m].volume());
+        largest = std::max(largest, x[j].send[m].volume());
         std::copy_n(send[j].begin() + x[j].sdispl[m], x[j].send[m].volume(),
                     recv[m].begin() + x[m].rdispl[j]);
       }
@@ -75,6 +78,10 @@ void transpose_in_memory(std::vector<std::vector<C>> &field, const std::vector<L
       field[members[m]] = std::move(next);
     }
   }
+  // The O(P) block range (bytes per destination in the reports) is exact.
+  const BlockRange r = block_range(from_all, to_all);
+  REQUIRE(r.min == smallest);
+  REQUIRE(r.max == largest);
 }
 
 }  // namespace
