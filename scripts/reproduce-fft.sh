@@ -5,7 +5,7 @@
 # and over FFTW-MPI with bootstrap intervals, spread) and writes a PNG of the time split.
 #   scripts/reproduce-fft.sh [--ranks "2 4"] [--deck quick] [--grids "64 128"] [--runs 5]
 #       [--warmup 1] [--algos "vendor pairwise bruck"] [--threads 1] [--iterations N]
-#       [--decomp slab|pencil|auto] [--out DIR] [--no-build]
+#       [--decomp slab|pencil|auto] [--app-args "FLAGS"] [--out DIR] [--no-build]
 # Default algorithms: every alltoall algorithm of this build (pcoll-info), vendor first, auto last. --grids
 # overrides the deck's grid (one run per grid and P). Uneven grids use PCOLL_Alltoallv, which has
 # only vendor and pairwise: give such grids with --algos "vendor pairwise". Ranks above the core
@@ -13,7 +13,8 @@
 # cluster, PCOLL_LAUNCHER="srun" replaces mpiexec. Simulated: PCOLL_BUILD_DIR=build-smpi
 # PCOLL_LAUNCHER="smpirun -platform P.xml -hostfile H --cfg=smpi/privatization:1" (no FFTW-MPI
 # anchor, no HDF5 there; the algorithm list comes from the native build's pcoll-info or
-# PCOLL_INFO; SimGrid charges the host's compute time unless smpi/simulate-computation:no).
+# PCOLL_INFO; with smpi/simulate-computation:no pass --app-args "--sim-fft-per-transform S",
+# S the fft column measured natively for the same grid and P). --app-args: more fft3d flags.
 # Writes DIR/fft_<deck>[_<grid>]_P<P>.{csv,h5,log}, DIR/table.txt, DIR/fft-split.png
 # (DIR: <build>/results/fft-<deck>-<date> by default).
 set -euo pipefail
@@ -24,7 +25,7 @@ export PCOLL_LOG_TAG=reproduce-fft
 root="$(pcoll_repo_root)"
 build="${PCOLL_BUILD_DIR:-${root}/build}"
 ranks="2 4" deck=quick grids="" runs=5 warmup=1 algos="" threads="${OMP_NUM_THREADS:-1}"
-iterations="" decomp="" out="" do_build=1
+iterations="" decomp="" app_args="" out="" do_build=1
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --ranks) ranks="$2"; shift 2 ;;
@@ -36,9 +37,10 @@ while [[ $# -gt 0 ]]; do
         --threads) threads="$2"; shift 2 ;;
         --iterations) iterations="$2"; shift 2 ;;
         --decomp) decomp="$2"; shift 2 ;;
+        --app-args) app_args="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
         --no-build) do_build=0; shift ;;
-        -h|--help) sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) pcoll_die "unknown argument '$1' (see --help)" ;;
     esac
 done
@@ -96,6 +98,8 @@ export OMP_NUM_THREADS="${threads}"
 extra=()
 [[ -n "${iterations}" ]] && extra+=(--iterations "${iterations}")
 [[ -n "${decomp}" ]] && extra+=(--decomp "${decomp}")
+# shellcheck disable=SC2206  # word splitting of the user's flags is intended
+[[ -n "${app_args}" ]] && extra+=(${app_args})
 np_flag=-n
 [[ "${launcher}" == smpirun* ]] && np_flag=-np
 csvs=()

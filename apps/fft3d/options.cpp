@@ -236,6 +236,13 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code, bool spe
                  "pcoll trace (HDF5, docs/trace-format.md): every all-to-all call and, per "
                  "transform, the fft/pack/alltoall/unpack phases of every rank");
   app.add_flag("-q,--quiet", opt.quiet, "only the summary");
+#ifdef PCOLL_SMPI
+  app.add_option("--sim-fft-per-transform", opt.sim_fft_per_transform,
+                 "simulation: seconds of local FFT each rank is charged per transform, measured "
+                 "natively for the same grid and P (the fft column of fft3d's summary); run with "
+                 "--cfg=smpi/simulate-computation:no so the host's own time is not counted too")
+      ->check(CLI::NonNegativeNumber);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

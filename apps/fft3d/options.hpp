@@ -29,6 +29,8 @@ struct Options {
   std::string output;  // HDF5 results file: per transform and rank, the time split
   std::string trace;   // pcoll trace (PCOLL_Trace_start)
   bool quiet = false;
+  // SMPI builds only: seconds of local FFT charged per transform (DistributedFft::set_injected_fft)
+  double sim_fft_per_transform = 0;
   std::string command_line;
 };
 

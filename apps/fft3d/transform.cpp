@@ -6,8 +6,13 @@
 
 #include <fftw3.h>
 
+#ifdef PCOLL_SMPI
+#include <simgrid/host.h>
+#endif
+
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <stdexcept>
 
 #include "fftw_plans.hpp"
@@ -34,6 +39,15 @@ int to_int(std::int64_t v, const char *what) {
 
 double now() {
   return MPI_Wtime();
+}
+
+// SMPI: `seconds` of computation as flops at this host's speed in the platform file.
+void inject_compute(double seconds) {
+#ifdef PCOLL_SMPI
+  if (seconds > 0) smpi_execute_flops(seconds * sg_host_get_speed(sg_host_self()));
+#else
+  (void)seconds;
+#endif
 }
 
 }  // namespace
@@ -173,6 +187,14 @@ DistributedFft::DistributedFft(MPI_Comm comm, const std::array<int, 3> &grid, De
     stages = {{&layouts_.in, {1, 2}}, {&layouts_.out, {0}}};
   else
     stages = {{&layouts_.in, {2}}, {&layouts_.mid, {1}}, {&layouts_.out, {0}}};
+  double total_flops = 0;
+  for (const auto &[layout, axes] : stages) {
+    double points = 1;  // transform length: the real lengths (r2c's first stage is half work)
+    for (int a : axes) points *= grid[a];
+    stage_share_.push_back(double(layout->volume()) * std::log2(std::max(points, 2.0)));
+    total_flops += stage_share_.back();
+  }
+  for (double &f : stage_share_) f /= total_flops;
   for (const auto &[layout, axes] : stages) {
     if (kind == Kind::r2c && layout == &layouts_.in) {
       plans_->fwd.push_back(plan_real(real_in_, *layout, axes, real_, field_, true, flags));
@@ -206,6 +228,7 @@ void DistributedFft::fft(int stage, bool forward) {
   PCOLL_Trace_phase_begin("fft");
   const double t0 = now();
   fftw_execute(forward ? plans_->fwd[stage] : plans_->bwd[stage]);
+  inject_compute(injected_fft_ * stage_share_[stage]);
   times_.fft += now() - t0;
   PCOLL_Trace_phase_end("fft");
 }

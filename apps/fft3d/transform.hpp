@@ -81,6 +81,12 @@ class DistributedFft {
   void forward();
   void backward();
 
+  // SMPI builds: charge `seconds` of local-FFT computation per transform to the simulated rank,
+  // shared over the stages by their flops (measured natively for the same grid and P; run the
+  // simulation with smpi/simulate-computation:no so the host's own time does not count twice).
+  // Ignored in native builds.
+  void set_injected_fft(double seconds) { injected_fft_ = seconds; }
+
   const Times &times() const { return times_; }
   void reset_times() { times_ = Times{}; }
   const std::vector<TransposeInfo> &transposes() const { return info_; }
@@ -106,6 +112,8 @@ class DistributedFft {
   std::vector<std::unique_ptr<Transpose>> transposes_;
   std::unique_ptr<Plans> plans_;
   std::vector<TransposeInfo> info_;
+  std::vector<double> stage_share_;  // each stage's part of the local FFT flops
+  double injected_fft_ = 0;
   Times times_;
 };
 
