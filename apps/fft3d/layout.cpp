@@ -53,13 +53,13 @@ StageLayouts stage_layouts(const std::array<int, 3> &grid, ProcGrid pg, Decomp d
     const int p = pg.p0 * pg.p1;
     s.in = box(split(grid[0], p, rank), all1, all2, {0, 1, 2});
     s.mid = s.in;
-    s.out = box(all0, split(grid[1], p, rank), all2, {1, 0, 2});
+    s.out = box(all0, split(grid[1], p, rank), all2, {0, 1, 2});
     return s;
   }
   const int r0 = rank / pg.p1, r1 = rank % pg.p1;
   s.in = box(split(grid[0], pg.p0, r0), split(grid[1], pg.p1, r1), all2, {0, 1, 2});
   s.mid = box(split(grid[0], pg.p0, r0), all1, split(grid[2], pg.p1, r1), {0, 1, 2});
-  s.out = box(all0, split(grid[1], pg.p0, r0), split(grid[2], pg.p1, r1), {1, 0, 2});
+  s.out = box(all0, split(grid[1], pg.p0, r0), split(grid[2], pg.p1, r1), {0, 1, 2});
   return s;
 }
 
@@ -127,6 +127,23 @@ BlockRange block_range(const std::vector<Layout> &from, const std::vector<Layout
     r.max *= std::min(from_max, to_max);
   }
   return r;
+}
+
+bool in_place_blocks(const std::vector<Block> &blocks, const std::vector<std::int64_t> &displ,
+                     const std::array<int, 3> &order, const Layout &field) {
+  if (order != field.order) return false;
+  for (std::size_t j = 0; j < blocks.size(); ++j) {
+    const Block &b = blocks[j];
+    if (b.volume() == 0) continue;
+    // Row-major contiguity: full extent on the fastest axes, then one partial axis, then
+    // extent 1 on every slower axis.
+    int k = 2;
+    while (k > 0 && b.n[order[k]] == field.n[order[k]]) --k;
+    for (int slower = k - 1; slower >= 0; --slower)
+      if (b.n[order[slower]] != 1) return false;
+    if (field.index(b.lo) != displ[j]) return false;
+  }
+  return true;
 }
 
 BlockCopy block_copy(const Block &b, const std::array<int, 3> &order, const Layout &field) {

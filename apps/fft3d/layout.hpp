@@ -6,16 +6,18 @@
 // The global grid is N0 x N1 x N2, axis 2 fastest in the input (row-major, as FFTW's).
 // Decompositions (the process grid p0 x p1, rank r = r0 * p1 + r1):
 //  - slab   (p0 = P, p1 = 1): input  [n0][N1][N2] (axis 0 split over P), 2-D FFT on axes 1, 2;
-//                              output [m1][N0][N2] (axis 1 split over P), FFT on axis 0.
+//                              output [N0][m1][N2] (axis 1 split over P), FFT on axis 0.
 //  - pencil (p0 x p1 from MPI_Dims_create): input [n0][n1][N2] (axis 0 over p0, axis 1 over p1),
 //            FFT on axis 2; middle [n0][N1][m2] (axis 2 over p1), FFT on axis 1; output
-//            [m1][N0][m2] (axis 1 over p0), FFT on axis 0.
-// The output is "transposed" (FFTW_MPI_TRANSPOSED_OUT's layout, for slabs exactly): the backward
-// transform starts from it and returns the input layout, so no transform pays for a transpose
-// back. Axis 2 stays the fastest at every stage: each unpack copies contiguous rows, and FFTW
-// runs the strided transforms along axes 0 and 1 as vector loops over the contiguous axis. The
-// other choice, unpacking into rows contiguous along the transformed axis, was measured slower
-// here (128^3, P = 4: local FFT 27 vs 13 ms and unpack 3..23 vs 1..4 ms per transform).
+//            [N0][m1][m2] (axis 1 over p0), FFT on axis 0.
+// The output is "transposed" (distributed over axis 1, as FFTW_MPI_TRANSPOSED_OUT's): the
+// backward transform starts from it and returns the input layout, so no transform pays for a
+// transpose back. Every stage keeps the row-major axis order: FFTW runs the strided transforms
+// along axes 0 and 1 as vector loops over the contiguous rows, and into the output layout the
+// blocks from the peers arrive as consecutive runs, so the received message IS the output field
+// (no unpack forward) and the backward message IS the output field (no pack backward); see
+// in_place_blocks. Unpacking into rows contiguous along the transformed axis instead was
+// measured slower here (128^3, P = 4: local FFT 27 vs 13 ms and unpack 3..23 vs 1..4 ms).
 #pragma once
 
 #include <array>
@@ -88,6 +90,12 @@ struct BlockRange {
   std::int64_t min = 0, max = 0;
 };
 BlockRange block_range(const std::vector<Layout> &from, const std::vector<Layout> &to);
+
+// True when every block j (in memory order `order`, the sender's) is one contiguous run of
+// `field` starting exactly at displ[j]: the message buffer then equals the field, and the
+// transpose uses the field itself instead of packing or unpacking (a copy onto itself).
+bool in_place_blocks(const std::vector<Block> &blocks, const std::vector<std::int64_t> &displ,
+                     const std::array<int, 3> &order, const Layout &field);
 
 // The block's extents and strides for the kernels, in `order` (the sender's memory order).
 struct BlockCopy {

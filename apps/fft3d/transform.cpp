@@ -14,6 +14,7 @@
 #include <climits>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "fftw_plans.hpp"
 #include "pack.hpp"
@@ -61,6 +62,8 @@ struct DistributedFft::Transpose {
   Exchange fwd, bwd;                        // from -> to, to -> from
   std::vector<int> counts[2][4];            // [dir][scount, sdispl, rcount, rdispl]
   int block[2] = {0, 0};                    // even: the one block size per direction
+  // [dir]: the message equals the field (layout.hpp in_place_blocks): no pack / no unpack.
+  bool send_in_place[2] = {false, false}, recv_in_place[2] = {false, false};
 
   Transpose(MPI_Comm c, const std::vector<Layout> &a, const std::vector<Layout> &b, int me)
       : comm(c), from_order(a[me].order), to_order(b[me].order), from(a[me]), to(b[me]) {
@@ -76,6 +79,10 @@ struct DistributedFft::Transpose {
       }
       block[d] = counts[d][0].front();
     }
+    send_in_place[0] = in_place_blocks(fwd.send, fwd.sdispl, from_order, from);
+    recv_in_place[0] = in_place_blocks(fwd.recv, fwd.rdispl, from_order, to);
+    send_in_place[1] = in_place_blocks(bwd.send, bwd.sdispl, to_order, to);
+    recv_in_place[1] = in_place_blocks(bwd.recv, bwd.rdispl, to_order, from);
   }
 };
 
@@ -227,7 +234,17 @@ std::vector<MPI_Comm> DistributedFft::comms() const {
 void DistributedFft::fft(int stage, bool forward) {
   PCOLL_Trace_phase_begin("fft");
   const double t0 = now();
-  fftw_execute(forward ? plans_->fwd[stage] : plans_->bwd[stage]);
+  // New-array execution: transposes swap buffers (all from fftw_malloc, so equally aligned).
+  fftw_plan plan = forward ? plans_->fwd[stage] : plans_->bwd[stage];
+  auto *z = reinterpret_cast<fftw_complex *>(field_);
+  if (kind_ == Kind::r2c && stage == 0) {
+    if (forward)
+      fftw_execute_dft_r2c(plan, real_, z);
+    else
+      fftw_execute_dft_c2r(plan, z, real_);
+  } else {
+    fftw_execute_dft(plan, z, z);
+  }
   inject_compute(injected_fft_ * stage_share_[stage]);
   times_.fft += now() - t0;
   PCOLL_Trace_phase_end("fft");
@@ -243,18 +260,22 @@ void DistributedFft::transpose(int index, bool forward) {
 
   PCOLL_Trace_phase_begin("pack");
   double t0 = now();
-  pack_exchange(x, src, field_, send_);
+  const Complex *message = field_;
+  if (!t.send_in_place[d]) {
+    pack_exchange(x, src, field_, send_);
+    message = send_;
+  }
   double t1 = now();
   times_.pack += t1 - t0;
   PCOLL_Trace_phase_end("pack");
 
   PCOLL_Trace_phase_begin("alltoall");
   if (x.even)
-    check_mpi(PCOLL_Alltoall(send_, t.block[d], MPI_C_DOUBLE_COMPLEX, recv_, t.block[d],
+    check_mpi(PCOLL_Alltoall(message, t.block[d], MPI_C_DOUBLE_COMPLEX, recv_, t.block[d],
                              MPI_C_DOUBLE_COMPLEX, t.comm),
               "PCOLL_Alltoall");
   else
-    check_mpi(PCOLL_Alltoallv(send_, t.counts[d][0].data(), t.counts[d][1].data(),
+    check_mpi(PCOLL_Alltoallv(message, t.counts[d][0].data(), t.counts[d][1].data(),
                               MPI_C_DOUBLE_COMPLEX, recv_, t.counts[d][2].data(),
                               t.counts[d][3].data(), MPI_C_DOUBLE_COMPLEX, t.comm),
               "PCOLL_Alltoallv");
@@ -267,8 +288,12 @@ void DistributedFft::transpose(int index, bool forward) {
 
   PCOLL_Trace_phase_begin("unpack");
   t0 = now();
-  // The sender packed in its own layout's order, which is this direction's source order.
-  unpack_exchange(x, sender_order, dst, recv_, field_);
+  if (t.recv_in_place[d]) {
+    std::swap(field_, recv_);  // the received message is the field in the next layout
+  } else {
+    // The sender packed in its own layout's order, which is this direction's source order.
+    unpack_exchange(x, sender_order, dst, recv_, field_);
+  }
   times_.unpack += now() - t0;
   PCOLL_Trace_phase_end("unpack");
 }

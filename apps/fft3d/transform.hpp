@@ -61,7 +61,9 @@ class DistributedFft {
 
   // The local field: laid out as input() before forward() and after backward() (c2c), as
   // output() after forward(). Sized for the largest stage; the first volume() elements are the
-  // field. r2c: the real input is real_data(), laid out as real_input() (the input box with all
+  // field. The pointer may change in forward() and backward() (a transpose whose received
+  // message is already the next layout swaps buffers instead of copying): call data() again.
+  // r2c: the real input is real_data(), laid out as real_input() (the input box with all
   // N2 points of axis 2); forward() reads it and leaves the half-spectrum in data(), laid out as
   // output() on spectrum_grid(); backward() writes real_data() back.
   Complex *data() { return field_; }

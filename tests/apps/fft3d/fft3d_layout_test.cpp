@@ -6,6 +6,7 @@
 
 #include <pcoll/kernels/fft_pack.hpp>
 
+#include <algorithm>
 #include <complex>
 #include <cstring>
 #include <vector>
@@ -19,6 +20,7 @@ using C = std::complex<double>;
 namespace {
 
 using Grid = std::array<int, 3>;
+long in_place_count = 0;  // transposes where the transform skips a pack or an unpack
 
 // Exact in double for these sizes: a misplaced element never compares equal.
 C code(const Grid &g, const Grid &n) {
@@ -56,6 +58,11 @@ void transpose_in_memory(std::vector<std::vector<C>> &field, const std::vector<L
       x.push_back(plan_exchange(from, to, m));
       send[m].resize(x[m].send_total);
       pack_exchange(x[m], from[m], field[members[m]].data(), send[m].data());
+      // Where the transform skips the pack, the packed message must equal the field itself.
+      if (in_place_blocks(x[m].send, x[m].sdispl, from[m].order, from[m])) {
+        ++in_place_count;
+        REQUIRE(std::equal(send[m].begin(), send[m].end(), field[members[m]].begin()));
+      }
     }
     bool all_same = true;
     for (int m = 0; m < q; ++m) {
@@ -75,6 +82,11 @@ void transpose_in_memory(std::vector<std::vector<C>> &field, const std::vector<L
       REQUIRE(x[m].even == all_same);  // every member makes the same Alltoall/Alltoallv choice
       std::vector<C> next(std::max(field[members[m]].size(), std::size_t(to[m].volume())));
       unpack_exchange(x[m], from[m].order, to[m], recv[m].data(), next.data());
+      // Where the transform skips the unpack, the message must already be the next field.
+      if (in_place_blocks(x[m].recv, x[m].rdispl, from[m].order, to[m])) {
+        ++in_place_count;
+        REQUIRE(std::equal(next.begin(), next.begin() + to[m].volume(), recv[m].begin()));
+      }
       field[members[m]] = std::move(next);
     }
   }
@@ -181,6 +193,7 @@ TEST_CASE("every transpose puts every element where the next layout wants it") {
         }
       }
   CHECK(cases > 100);
+  CHECK(in_place_count > 100);  // the forward unpacks and backward packs into/out of the output
 }
 
 TEST_CASE("the output layouts tile the grid: every frequency on exactly one rank") {
