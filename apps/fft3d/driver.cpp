@@ -50,11 +50,16 @@ void check_algorithms(const std::vector<std::string> &names, const DistributedFf
     if (std::find(a2a.begin(), a2a.end(), n) == a2a.end())
       throw std::invalid_argument("--alltoall '" + n +
                                   "' is not an alltoall algorithm (allowed: " + joined(a2a) + ")");
-    if (uneven && std::find(a2av.begin(), a2av.end(), n) == a2av.end())
-      throw std::invalid_argument("--alltoall '" + n + "': grid " + grid_string(fft.grid()) +
-                                  " does not split evenly " + "over P = " + std::to_string(p) +
-                                  ", so its transposes use PCOLL_Alltoallv, whose " +
-                                  "algorithms are " + joined(a2av));
+    if (uneven && std::find(a2av.begin(), a2av.end(), n) == a2av.end()) {
+      const std::string what = fft.kind() == Kind::r2c
+                                   ? "the r2c half spectrum " + grid_string(fft.spectrum_grid())
+                                   : "grid " + grid_string(fft.grid());
+      throw std::invalid_argument("--alltoall '" + n + "': " + what +
+                                  " does not split evenly over P = " + std::to_string(p) +
+                                  ", so its transposes use PCOLL_Alltoallv, whose algorithms "
+                                  "are " +
+                                  joined(a2av));
+    }
   }
 }
 
