@@ -1,0 +1,119 @@
+// The HDF5 results file of the fft3d driver (rank 0, serial HDF5); see report.hpp.
+#include <pcoll/pcoll.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "layout.hpp"
+#include "report.hpp"
+
+#ifdef PCOLL_FFT3D_HAVE_HDF5
+#include <hdf5.h>
+#endif
+
+namespace pcoll::fft3d {
+
+#ifdef PCOLL_FFT3D_HAVE_HDF5
+
+namespace {
+
+void attr_string(hid_t obj, const char *name, const std::string &value) {
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, std::max<std::size_t>(1, value.size()));
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  H5Awrite(a, type, value.empty() ? " " : value.c_str());
+  H5Aclose(a);
+  H5Sclose(space);
+  H5Tclose(type);
+}
+
+void attr_num(hid_t obj, const char *name, double value) {
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t a = H5Acreate2(obj, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+  H5Awrite(a, H5T_NATIVE_DOUBLE, &value);
+  H5Aclose(a);
+  H5Sclose(space);
+}
+
+}  // namespace
+
+void write_results_h5(const std::string &path, const RunSetup &s,
+                      const std::vector<RunRecord> &runs) {
+  const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (f < 0) throw std::runtime_error("HDF5: cannot create " + path);
+  attr_string(f, "application", "pcoll fft3d");
+  attr_string(f, "pcoll_version", PCOLL_Version());
+  attr_string(f, "deck", s.deck);
+  attr_string(f, "command_line", s.command_line);
+  attr_string(f, "decomp", s.decomp);
+  attr_string(f, "field", s.field);
+  attr_string(f, "transform", s.transform);
+  attr_string(f, "planner", s.planner);
+  attr_num(f, "ranks", s.ranks);
+  attr_num(f, "threads", s.threads);
+  attr_num(f, "n0", s.grid[0]);
+  attr_num(f, "n1", s.grid[1]);
+  attr_num(f, "n2", s.grid[2]);
+  attr_num(f, "p0", s.p0);
+  attr_num(f, "p1", s.p1);
+  attr_num(f, "pairwise_threshold", double(s.pairwise_threshold));
+  attr_num(f, "flops_per_transform", s.flops());
+  attr_num(f, "spectrum_error", s.spectrum_error);
+  attr_num(f, "roundtrip_error", s.roundtrip_error);
+  attr_num(f, "fftw_difference", s.fftw_difference);
+  attr_string(f, "split", "wall,fft,pack,alltoall,unpack");
+  std::string tinfo;
+  for (const auto &t : s.transposes)
+    tinfo += (tinfo.empty() ? "" : ";") + t.where + ":" + t.collective + ":" +
+             std::to_string(t.peers) + ":" + std::to_string(t.min_bytes) + ".." +
+             std::to_string(t.max_bytes);
+  attr_string(f, "transposes", tinfo);  // where:collective:peers:bytes per destination
+  const hid_t all = H5Gcreate2(f, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const RunRecord &r = runs[i];
+    char name[32];
+    std::snprintf(name, sizeof name, "%04zu", i);
+    const hid_t g = H5Gcreate2(all, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    attr_string(g, "algorithm", r.algorithm);
+    attr_string(g, "served", r.served);
+    attr_num(g, "rep", r.rep);
+    attr_num(g, "warmup", r.warmup ? 1 : 0);
+    attr_num(g, "bits_ok", r.bits_ok ? 1 : 0);
+    for (const auto &[key, v] : {std::pair{"time_s", r.time},
+                                 {"fft_s", r.fft},
+                                 {"pack_s", r.pack},
+                                 {"alltoall_s", r.alltoall},
+                                 {"unpack_s", r.unpack},
+                                 {"other_s", r.other}})
+      attr_num(g, key, v);
+    // split[transform][rank][wall, fft, pack, alltoall, unpack], seconds; transforms alternate
+    // forward, backward.
+    const hsize_t dims[3] = {r.split.size() / (std::size_t(s.ranks) * kSplit),
+                             static_cast<hsize_t>(s.ranks), kSplit};
+    const hid_t space = H5Screate_simple(3, dims, nullptr);
+    const hid_t d =
+        H5Dcreate2(g, "split", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (d < 0) throw std::runtime_error("HDF5: cannot create dataset split in " + path);
+    if (!r.split.empty())
+      H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, r.split.data());
+    H5Dclose(d);
+    H5Sclose(space);
+    H5Gclose(g);
+  }
+  H5Gclose(all);
+  H5Fclose(f);
+}
+
+#else
+
+void write_results_h5(const std::string &, const RunSetup &, const std::vector<RunRecord> &) {
+  throw std::runtime_error("--output needs HDF5; fft3d was built without it");
+}
+
+#endif
+
+}  // namespace pcoll::fft3d

@@ -1,0 +1,34 @@
+// Catch2 main for the fft3d MPI tests: MPI, Kokkos (OMP_NUM_THREADS threads per rank, which
+// FFTW's planner uses too), FFTW-MPI; every rank runs every test case in the same order; the
+// exit code is the worst over ranks.
+#define CATCH_CONFIG_RUNNER
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+
+#include <catch2/catch.hpp>
+
+#include "fftw_anchor.hpp"
+#include "transform.hpp"
+
+int main(int argc, char **argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  Kokkos::initialize(argc, argv);
+  pcoll::fft3d::fftw_use_threads(Kokkos::DefaultHostExecutionSpace::concurrency());
+  pcoll::fft3d::fftw_mpi_setup();
+  int rc = 0;
+  {
+    Catch::Session session;
+    rc = session.applyCommandLine(argc, argv);
+    if (rank != 0) session.configData().reporterName = "compact";
+    if (rc == 0) rc = session.run();
+  }
+  Kokkos::finalize();
+  int worst = 0;
+  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return worst;
+}
