@@ -78,7 +78,7 @@ Plan make_plan(const AlgorithmInfo &algo, const PlanRequest &req) {
     p.in_elems = coll.in_elems(req.count, req.size);
     p.out_elems = coll.out_elems(req.count, req.size);
   }
-  p.copy_in_to_out = coll.copy_in_to_out;
+  p.copy_in_to_out = coll.copy_in_to_out && !p.reads_in_only;
   // Builders may leave rounds in which this rank has nothing to do (a fold it is not part of):
   // drop them, they would only cost the executor a loop iteration.
   std::vector<Round> kept;

@@ -73,6 +73,10 @@ struct Plan {
   // Allreduce-like plans work in `out` only: the executor copies `in` to `out` first (unless
   // MPI_IN_PLACE). Plans that read `in` directly (gathers, reduce-scatter) set this false.
   bool copy_in_to_out = true;
+  // Set by a builder whose plan, on this rank, reads its own input from `in` and never reads
+  // `out` before writing it (naive's non-roots send their vector straight from `in`): the
+  // executor then skips the copy, which costs a full pass over the vector.
+  bool reads_in_only = false;
   std::vector<std::string> phases;
   std::vector<Round> rounds;
 

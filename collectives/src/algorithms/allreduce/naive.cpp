@@ -29,7 +29,10 @@ Plan build(const PlanRequest &req) {
     Round &b = plan.new_round(bcast);
     for (int dst = 1; dst < req.size; ++dst) add_send(b, dst, out_range(0, n));
   } else {
-    add_send(plan.new_round(reduce), 0, out_range(0, n));
+    // Sent straight from the input (no copy into out first, as Open MPI's basic_linear);
+    // with MPI_IN_PLACE `in` is the receive buffer, sent before the result lands there.
+    plan.reads_in_only = true;
+    add_send(plan.new_round(reduce), 0, in_range(0, n));
     add_recv(plan.new_round(bcast), 0, out_range(0, n));
   }
   return plan;
