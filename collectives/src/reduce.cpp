@@ -153,6 +153,7 @@ TypeInfo describe_type(MPI_Datatype dt) {
     if (combiner == MPI_COMBINER_NAMED) {
       ti.base = cur;
       ti.base_per_elem = factor;
+      ti.predefined = cur == dt;
       break;
     }
     if ((combiner != MPI_COMBINER_CONTIGUOUS && combiner != MPI_COMBINER_DUP) || nd != 1 ||

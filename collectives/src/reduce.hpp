@@ -20,6 +20,7 @@ struct TypeInfo {
   bool contiguous = false;  // data is one dense block: size == extent == true extent, lb == 0
   MPI_Datatype base = MPI_DATATYPE_NULL;  // predefined type the element is made of, if known
   int base_per_elem = 0;                  // how many `base` values one element holds
+  bool predefined = false;                // the handle itself is a predefined type
 };
 
 TypeInfo describe_type(MPI_Datatype dt);

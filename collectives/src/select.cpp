@@ -5,8 +5,7 @@
 
 namespace pcoll {
 
-std::string restriction_failure(const AlgorithmInfo &algo, const CallShape &s, const Config &cfg) {
-  if (algo.is_vendor()) return {};
+std::string common_failure(const CallShape &s) {
   if (s.intercomm) return "inter-communicators are served by the vendor MPI only";
   if (!s.type.contiguous && s.count > 0)
     return "the datatype is not contiguous (gaps or a non-zero lower bound)";
@@ -17,6 +16,12 @@ std::string restriction_failure(const AlgorithmInfo &algo, const CallShape &s, c
   const std::size_t total = collective_info(s.coll).vector_elems(s.count, s.size);
   if (total * s.type.size > static_cast<std::size_t>(INT_MAX))
     return "the message exceeds 2 GiB, the largest single transfer the executor posts";
+  return {};
+}
+
+std::string restriction_failure(const AlgorithmInfo &algo, const CallShape &s, const Config &cfg) {
+  if (algo.is_vendor()) return {};
+  if (std::string e = common_failure(s); !e.empty()) return e;
   if (algo.restrictions.needs_commutative && s.needs_reduction && !s.commutative)
     return std::string(algo.name) + " needs a commutative op and the op is not";
   if (algo.check) return algo.check(plan_request(algo, cfg, 0, s));
@@ -84,7 +89,23 @@ Selection select_algorithm(const Config &cfg, const Rules *rules, const CallShap
   Selection sel;
   const std::string &name = cfg.get(collective_name(shape.coll));
   if (name == "auto") {
-    const Rule *r = rules ? rules->match(shape.coll, shape.size, rule_bytes(shape)) : nullptr;
+    // Calls none of pcoll's algorithms can take (inter-communicators, non-contiguous types, ...)
+    // are the vendor's whatever a rule says: the fallback then names the reason.
+    const Rule *r = rules && common_failure(shape).empty()
+                        ? rules->match(shape.coll, shape.size, rule_bytes(shape))
+                        : nullptr;
+    // A rule measured on predefined types says nothing about reductions on derived ones, which
+    // MPI's predefined ops do not accept (pcoll's algorithms reduce them by their base type):
+    // before rules, auto never sent such a call to the vendor, and a rule must not either.
+    if (r != nullptr && r->algo->is_vendor() && shape.needs_reduction && !shape.type.predefined) {
+      sel.why = "rule " + r->describe() +
+                " skipped (the vendor's predefined ops take predefined "
+                "datatypes only); ";
+      r = nullptr;
+      sel.algo = sel.requested = auto_choice(shape.coll, cfg, shape);
+      sel.why += "the cost model (lowest model time)";
+      return sel;
+    }
     if (r != nullptr) {
       const std::string no = restriction_failure(
           *r->algo, shape, r->params.empty() ? cfg : with_overrides(cfg, r->params));

@@ -41,6 +41,9 @@ struct Selection {
   std::string why;              // how `auto` chose (pcoll-info --select)
 };
 
+// Why none of pcoll's algorithms can serve `shape` (inter-communicator, non-contiguous type,
+// mismatched send side, over 2 GiB); empty when they may.
+std::string common_failure(const CallShape &shape);
 // Why `algo` cannot serve `shape` with configuration `cfg` (empty when it can).
 std::string restriction_failure(const AlgorithmInfo &algo, const CallShape &shape,
                                 const Config &cfg);

@@ -186,6 +186,7 @@ int main(int argc, char **argv) {
   CallShape shape{coll, ranks, static_cast<std::size_t>(count), {}, true, false};
   shape.type.size = type_size(type);
   shape.type.contiguous = true;
+  shape.type.predefined = true;  // what --type names: a predefined type of that size
   shape.ranks_per_node = rpn;
   CostParams cost = cost_params(cfg);
   if (alpha_set) cost.alpha = alpha;
