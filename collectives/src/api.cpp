@@ -232,24 +232,33 @@ int run(const Call &c, Vendor vendor) {
   if (ctx == nullptr) return fail(c.comm, err);
   if (ctx->config_error() != MPI_SUCCESS) return fail(c.comm, ctx->config_error());
 
-  int commute = 1;
-  if (c.op != MPI_OP_NULL) PMPI_Op_commutative(c.op, &commute);
-  // Predefined datatypes: the decision for this call shape is cached on the communicator. Only
-  // such decisions are ever stored, and a predefined handle never names another type, so a hit
-  // needs no datatype inspection (the hot path of a loop); a miss checks before storing.
-  const Context::DecisionKey key{c.coll, c.count, c.dt, commute != 0, c.op != MPI_OP_NULL, c.root};
-  const Context::Decision *d = c.same_send() ? ctx->find_decision(key) : nullptr;
+  // A loop repeating its last call (same collective, count, type, op, root) finds that decision
+  // in the context's one-entry memo: no op query, no hashing.
+  const Context::Decision *d =
+      c.same_send() ? ctx->memo_find(c.coll, c.count, c.dt, c.op, c.root) : nullptr;
   bool cacheable = d != nullptr;
-  Context::Decision fresh;
+  std::optional<Context::Decision> fresh;
   if (d == nullptr) {
-    cacheable = c.same_send() && is_predefined(c.dt);
-    if (int rc = decide(*ctx, c, commute != 0, fresh); rc != MPI_SUCCESS) return rc;
-    if (cacheable) {
-      ctx->store_decision(key, fresh);
-      d = ctx->find_decision(key);
-    } else {
-      d = &fresh;
+    int commute = 1;
+    if (c.op != MPI_OP_NULL) PMPI_Op_commutative(c.op, &commute);
+    // Predefined datatypes: the decision for this call shape is cached on the communicator.
+    // Only such decisions are ever stored, and a predefined handle never names another type, so
+    // a hit needs no datatype inspection; a miss checks before storing.
+    const Context::DecisionKey key{c.coll, c.count, c.dt, commute != 0, c.op != MPI_OP_NULL,
+                                   c.root};
+    d = c.same_send() ? ctx->find_decision(key) : nullptr;
+    cacheable = d != nullptr;
+    if (d == nullptr) {
+      cacheable = c.same_send() && is_predefined(c.dt);
+      if (int rc = decide(*ctx, c, commute != 0, fresh.emplace()); rc != MPI_SUCCESS) return rc;
+      if (cacheable) {
+        ctx->store_decision(key, std::move(*fresh));
+        d = ctx->find_decision(key);
+      } else {
+        d = &*fresh;
+      }
     }
+    if (cacheable) ctx->memo_store(c.coll, c.count, c.dt, c.op, c.root, d);
   }
   ctx->last_algorithm = d->algo->name;
   trace_call.describe(ctx->comm(), collective_name(c.coll),

@@ -204,7 +204,17 @@ int Context::pop_override() {
   return MPI_SUCCESS;
 }
 
+void Context::memo_store(Collective coll, int count, MPI_Datatype dt, MPI_Op op, int root,
+                         const Decision *d) {
+  const bool predefined_op = op == MPI_OP_NULL || op == MPI_SUM || op == MPI_PROD ||
+                             op == MPI_MAX || op == MPI_MIN || op == MPI_LAND || op == MPI_LOR ||
+                             op == MPI_LXOR || op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR ||
+                             op == MPI_MAXLOC || op == MPI_MINLOC;
+  memo_ = predefined_op ? Memo{coll, count, dt, op, root, d} : Memo{};
+}
+
 void Context::select_state() {
+  memo_ = Memo{};  // the memo's decision belongs to the configuration being left
   auto it = states_.find(overrides_);
   if (it == states_.end()) {
     // Bounded: a code cycling through more override stacks than this re-decides (cheap) rather
@@ -251,7 +261,10 @@ const Context::Decision *Context::find_decision(const DecisionKey &k) const {
 }
 
 void Context::store_decision(const DecisionKey &k, Decision d) {
-  if (state_->decisions.size() >= kMaxCachedPlans) state_->decisions.clear();
+  if (state_->decisions.size() >= kMaxCachedPlans) {
+    state_->decisions.clear();
+    memo_ = Memo{};
+  }
   state_->decisions[k] = std::move(d);
   ++decisions_made_;
 }

@@ -116,6 +116,18 @@ class Context {
   };
   const Decision *find_decision(const DecisionKey &k) const;
   void store_decision(const DecisionKey &k, Decision d);
+  // The last cached decision and the call it was for. Only predefined ops are remembered: their
+  // handles never change meaning, while a user op's handle may be freed and reused with another
+  // commutativity. Forgotten whenever the decision cache or the configuration changes.
+  const Decision *memo_find(Collective coll, int count, MPI_Datatype dt, MPI_Op op,
+                            int root) const {
+    return memo_.d != nullptr && memo_.count == count && memo_.dt == dt && memo_.op == op &&
+                   memo_.coll == coll && memo_.root == root
+               ? memo_.d
+               : nullptr;
+  }
+  void memo_store(Collective coll, int count, MPI_Datatype dt, MPI_Op op, int root,
+                  const Decision *d);
   // How many decisions were made (selection + planning: the slow path) on this communicator.
   std::size_t decisions_made() const { return decisions_made_; }
 
@@ -165,6 +177,14 @@ class Context {
   std::map<Overrides, OverrideState> states_;
   OverrideState *state_ = nullptr;
   std::size_t decisions_made_ = 0;
+  struct Memo {
+    Collective coll{};
+    int count = 0;
+    MPI_Datatype dt = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+    int root = 0;
+    const Decision *d = nullptr;
+  } memo_;
   void select_state();  // state_ = the state of overrides_, created on first use
   bool inter_ = false;
 };
