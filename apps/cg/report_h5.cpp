@@ -12,53 +12,18 @@
 
 #ifdef PCOLL_CG_HAVE_HDF5
 #include <hdf5.h>
+
+#include "../common/h5_attrs.hpp"
 #endif
 
 namespace pcoll::cg {
 
 #ifdef PCOLL_CG_HAVE_HDF5
 
-namespace {
-
-void attr_string(hid_t obj, const char *name, const std::string &value) {
-  const hid_t type = H5Tcopy(H5T_C_S1);
-  H5Tset_size(type, std::max<std::size_t>(1, value.size()));
-  const hid_t space = H5Screate(H5S_SCALAR);
-  const hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  H5Awrite(a, type, value.empty() ? " " : value.c_str());
-  H5Aclose(a);
-  H5Sclose(space);
-  H5Tclose(type);
-}
-
-void attr_num(hid_t obj, const char *name, double value) {
-  const hid_t space = H5Screate(H5S_SCALAR);
-  const hid_t a = H5Acreate2(obj, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT);
-  H5Awrite(a, H5T_NATIVE_DOUBLE, &value);
-  H5Aclose(a);
-  H5Sclose(space);
-}
-
-void attr_int(hid_t obj, const char *name, long long value) {
-  const hid_t space = H5Screate(H5S_SCALAR);
-  const hid_t a = H5Acreate2(obj, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
-  H5Awrite(a, H5T_NATIVE_LLONG, &value);
-  H5Aclose(a);
-  H5Sclose(space);
-}
-
-void dataset(hid_t group, const char *name, const std::vector<double> &data, int rank,
-             const hsize_t *dims) {
-  const hid_t space = H5Screate_simple(rank, dims, nullptr);
-  const hid_t d =
-      H5Dcreate2(group, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (d < 0) throw std::runtime_error(std::string("HDF5: cannot create dataset ") + name);
-  if (!data.empty()) H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data());
-  H5Dclose(d);
-  H5Sclose(space);
-}
-
-}  // namespace
+using apps::attr_double;
+using apps::attr_int;
+using apps::attr_string;
+using apps::dataset_f64;
 
 void write_results_h5(const std::string &path, const RunSetup &s,
                       const std::vector<RunRecord> &runs) {
@@ -78,7 +43,7 @@ void write_results_h5(const std::string &path, const RunSetup &s,
     attr_int(f, (std::string("n") + "xyz"[a]).c_str(), s.global[a]);
     attr_int(f, (std::string("p") + "xyz"[a]).c_str(), s.dims[a]);
   }
-  attr_num(f, "tol", s.tol);
+  attr_double(f, "tol", s.tol);
   std::string phases;
   for (const auto &p : s.phases) phases += (phases.empty() ? "" : ",") + p;
   attr_string(f, "phases", phases);
@@ -94,23 +59,23 @@ void write_results_h5(const std::string &path, const RunSetup &s,
     attr_int(g, "warmup", r.warmup ? 1 : 0);
     attr_int(g, "iterations", r.iterations);
     attr_int(g, "converged", r.converged ? 1 : 0);
-    attr_num(g, "rel_residual", r.rel_residual);
-    attr_num(g, "true_rel_residual", r.true_rel_residual);
-    attr_num(g, "err_max", r.err_max);
-    attr_num(g, "err_l2", r.err_l2);
+    attr_double(g, "rel_residual", r.rel_residual);
+    attr_double(g, "true_rel_residual", r.true_rel_residual);
+    attr_double(g, "err_max", r.err_max);
+    attr_double(g, "err_l2", r.err_l2);
     std::ostringstream dg;
     dg << std::hex << std::setw(16) << std::setfill('0') << r.digest;
     attr_string(g, "digest", dg.str());
     attr_int(g, "critical_rank", r.critical_rank);
-    attr_num(g, "total_s", r.total);
-    attr_num(g, "other_s", r.other);
+    attr_double(g, "total_s", r.total);
+    attr_double(g, "other_s", r.other);
     for (std::size_t p = 0; p < s.phases.size(); ++p)
-      attr_num(g, (s.phases[p] + "_s").c_str(), r.phase[p]);
+      attr_double(g, (s.phases[p] + "_s").c_str(), r.phase[p]);
     const hsize_t dims3[3] = {static_cast<hsize_t>(r.iterations), static_cast<hsize_t>(s.ranks),
                               static_cast<hsize_t>(s.phases.size())};
-    dataset(g, "phase_times", r.per_iteration, 3, dims3);
+    dataset_f64(g, "phase_times", r.per_iteration, 3, dims3);
     const hsize_t dims1[1] = {static_cast<hsize_t>(s.ranks)};
-    dataset(g, "wall", r.wall, 1, dims1);
+    dataset_f64(g, "wall", r.wall, 1, dims1);
     H5Gclose(g);
   }
   H5Gclose(all);

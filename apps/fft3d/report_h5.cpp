@@ -12,34 +12,16 @@
 
 #ifdef PCOLL_FFT3D_HAVE_HDF5
 #include <hdf5.h>
+
+#include "../common/h5_attrs.hpp"
 #endif
 
 namespace pcoll::fft3d {
 
 #ifdef PCOLL_FFT3D_HAVE_HDF5
 
-namespace {
-
-void attr_string(hid_t obj, const char *name, const std::string &value) {
-  const hid_t type = H5Tcopy(H5T_C_S1);
-  H5Tset_size(type, std::max<std::size_t>(1, value.size()));
-  const hid_t space = H5Screate(H5S_SCALAR);
-  const hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  H5Awrite(a, type, value.empty() ? " " : value.c_str());
-  H5Aclose(a);
-  H5Sclose(space);
-  H5Tclose(type);
-}
-
-void attr_num(hid_t obj, const char *name, double value) {
-  const hid_t space = H5Screate(H5S_SCALAR);
-  const hid_t a = H5Acreate2(obj, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT);
-  H5Awrite(a, H5T_NATIVE_DOUBLE, &value);
-  H5Aclose(a);
-  H5Sclose(space);
-}
-
-}  // namespace
+using apps::attr_double;
+using apps::attr_string;
 
 void write_results_h5(const std::string &path, const RunSetup &s,
                       const std::vector<RunRecord> &runs) {
@@ -53,18 +35,18 @@ void write_results_h5(const std::string &path, const RunSetup &s,
   attr_string(f, "field", s.field);
   attr_string(f, "transform", s.transform);
   attr_string(f, "planner", s.planner);
-  attr_num(f, "ranks", s.ranks);
-  attr_num(f, "threads", s.threads);
-  attr_num(f, "n0", s.grid[0]);
-  attr_num(f, "n1", s.grid[1]);
-  attr_num(f, "n2", s.grid[2]);
-  attr_num(f, "p0", s.p0);
-  attr_num(f, "p1", s.p1);
-  attr_num(f, "pairwise_threshold", double(s.pairwise_threshold));
-  attr_num(f, "flops_per_transform", s.flops());
-  attr_num(f, "spectrum_error", s.spectrum_error);
-  attr_num(f, "roundtrip_error", s.roundtrip_error);
-  attr_num(f, "fftw_difference", s.fftw_difference);
+  attr_double(f, "ranks", s.ranks);
+  attr_double(f, "threads", s.threads);
+  attr_double(f, "n0", s.grid[0]);
+  attr_double(f, "n1", s.grid[1]);
+  attr_double(f, "n2", s.grid[2]);
+  attr_double(f, "p0", s.p0);
+  attr_double(f, "p1", s.p1);
+  attr_double(f, "pairwise_threshold", double(s.pairwise_threshold));
+  attr_double(f, "flops_per_transform", s.flops());
+  attr_double(f, "spectrum_error", s.spectrum_error);
+  attr_double(f, "roundtrip_error", s.roundtrip_error);
+  attr_double(f, "fftw_difference", s.fftw_difference);
   attr_string(f, "split", "wall,fft,pack,alltoall,unpack");
   std::string tinfo;
   for (const auto &t : s.transposes)
@@ -80,16 +62,16 @@ void write_results_h5(const std::string &path, const RunSetup &s,
     const hid_t g = H5Gcreate2(all, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     attr_string(g, "algorithm", r.algorithm);
     attr_string(g, "served", r.served);
-    attr_num(g, "rep", r.rep);
-    attr_num(g, "warmup", r.warmup ? 1 : 0);
-    attr_num(g, "bits_ok", r.bits_ok ? 1 : 0);
+    attr_double(g, "rep", r.rep);
+    attr_double(g, "warmup", r.warmup ? 1 : 0);
+    attr_double(g, "bits_ok", r.bits_ok ? 1 : 0);
     for (const auto &[key, v] : {std::pair{"time_s", r.time},
                                  {"fft_s", r.fft},
                                  {"pack_s", r.pack},
                                  {"alltoall_s", r.alltoall},
                                  {"unpack_s", r.unpack},
                                  {"other_s", r.other}})
-      attr_num(g, key, v);
+      attr_double(g, key, v);
     // split[transform][rank][wall, fft, pack, alltoall, unpack], seconds; transforms alternate
     // forward, backward.
     const hsize_t dims[3] = {r.split.size() / (std::size_t(s.ranks) * kSplit),

@@ -16,6 +16,8 @@
 
 #ifdef PCOLL_KMEANS_HAVE_HDF5
 #include <hdf5.h>
+
+#include "../common/h5_attrs.hpp"
 #endif
 
 namespace pcoll::kmeans {
@@ -175,48 +177,9 @@ void write_csv(const std::string &path, const RunSetup &s, const std::vector<Run
 
 #ifdef PCOLL_KMEANS_HAVE_HDF5
 
-namespace {
-
-void attr_string(hid_t obj, const char *name, const std::string &value) {
-  const hid_t type = H5Tcopy(H5T_C_S1);
-  H5Tset_size(type, std::max<std::size_t>(1, value.size()));
-  const hid_t space = H5Screate(H5S_SCALAR);
-  const hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  H5Awrite(a, type, value.empty() ? " " : value.c_str());
-  H5Aclose(a);
-  H5Sclose(space);
-  H5Tclose(type);
-}
-
-template <class T>
-void attr_num(hid_t obj, const char *name, T value) {
-  const hid_t mem = std::is_floating_point_v<T> ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG;
-  const hid_t file = std::is_floating_point_v<T> ? H5T_IEEE_F64LE : H5T_STD_I64LE;
-  const hid_t space = H5Screate(H5S_SCALAR);
-  const hid_t a = H5Acreate2(obj, name, file, space, H5P_DEFAULT, H5P_DEFAULT);
-  if constexpr (std::is_floating_point_v<T>) {
-    const double v = value;
-    H5Awrite(a, mem, &v);
-  } else {
-    const long long v = static_cast<long long>(value);
-    H5Awrite(a, mem, &v);
-  }
-  H5Aclose(a);
-  H5Sclose(space);
-}
-
-void dataset(hid_t group, const char *name, const std::vector<double> &data, int rank,
-             const hsize_t *dims) {
-  const hid_t space = H5Screate_simple(rank, dims, nullptr);
-  const hid_t d =
-      H5Dcreate2(group, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (d < 0) throw std::runtime_error(std::string("HDF5: cannot create dataset ") + name);
-  if (!data.empty()) H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data());
-  H5Dclose(d);
-  H5Sclose(space);
-}
-
-}  // namespace
+using apps::attr_num;
+using apps::attr_string;
+using apps::dataset_f64;
 
 void write_results_h5(const std::string &path, const RunSetup &s,
                       const std::vector<RunRecord> &runs) {
@@ -260,9 +223,9 @@ void write_results_h5(const std::string &path, const RunSetup &s,
     attr_num(g, "other_s", r.other);
     // phase_times[iteration][rank][phase], seconds
     const hsize_t dims3[3] = {static_cast<hsize_t>(r.iterations), static_cast<hsize_t>(s.ranks), 4};
-    dataset(g, "phase_times", r.per_iteration, 3, dims3);
+    dataset_f64(g, "phase_times", r.per_iteration, 3, dims3);
     const hsize_t dims1[1] = {static_cast<hsize_t>(s.ranks)};
-    dataset(g, "wall", r.wall, 1, dims1);
+    dataset_f64(g, "wall", r.wall, 1, dims1);
     H5Gclose(g);
   }
   H5Gclose(all);
