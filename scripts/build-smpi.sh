@@ -2,8 +2,8 @@
 # Builds pcoll for SimGrid's SMPI simulator (PCOLL_SMPI=ON: smpicc/smpicxx, no parallel HDF5,
 # Kokkos linked statically and privatized per simulated rank) after installing what is missing.
 #   scripts/build-smpi.sh [BUILD_DIR]      (default: build-smpi/ under the repository root)
-# Targets: collbench, kmeans and cg, as SMPI programs to run with smpirun (scripts/simulate.sh,
-# scripts/reproduce-cg.sh --smpi).
+# Targets: every app (collbench, collprobe, kmeans, cg, fft3d) as SMPI programs to run with
+# smpirun (scripts/simulate.sh, scripts/reproduce-cg.sh --smpi, reproduce-fft.sh: README).
 set -euo pipefail
 here="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)"
 # shellcheck source=lib/common.sh
@@ -20,4 +20,8 @@ cmake -S "${root}" -B "${build}" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release
 pcoll_msg "building the SMPI tree (log: ${build}.build.log)"
 cmake --build "${build}" -j "$(pcoll_jobs)" >"${build}.build.log" 2>&1 ||
     { tail -n 60 "${build}.build.log" >&2; pcoll_die "SMPI build failed"; }
-pcoll_msg "SMPI programs: ${build}/apps/collbench/collbench ${build}/apps/kmeans/kmeans ${build}/apps/cg/cg"
+progs=()
+for app in collbench collprobe kmeans cg fft3d; do
+    [[ -x "${build}/apps/${app}/${app}" ]] && progs+=("${build}/apps/${app}/${app}")
+done
+pcoll_msg "SMPI programs: ${progs[*]}"
