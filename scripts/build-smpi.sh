@@ -22,6 +22,6 @@ cmake --build "${build}" -j "$(pcoll_jobs)" >"${build}.build.log" 2>&1 ||
     { tail -n 60 "${build}.build.log" >&2; pcoll_die "SMPI build failed"; }
 progs=()
 for app in collbench collprobe kmeans cg fft3d; do
-    [[ -x "${build}/apps/${app}/${app}" ]] && progs+=("${build}/apps/${app}/${app}")
+    if [[ -x "${build}/apps/${app}/${app}" ]]; then progs+=("${build}/apps/${app}/${app}"); fi
 done
 pcoll_msg "SMPI programs: ${progs[*]}"
