@@ -3,6 +3,8 @@
 
 #include "options.hpp"
 
+#include "../common/deck.hpp"
+
 #include <pcoll/pcoll.h>
 
 #include <toml++/toml.h>
@@ -184,10 +186,7 @@ void check_key(const Key &k, const std::string &where) {
 }  // namespace
 
 std::string resolve_deck(const std::string &deck) {
-  if (std::filesystem::exists(deck)) return deck;
-  const std::string named = std::string(PCOLL_CG_DECK_DIR) + "/" + deck + ".toml";
-  if (deck.find('/') == std::string::npos && std::filesystem::exists(named)) return named;
-  throw std::runtime_error("deck '" + deck + "' not found (neither a file nor " + named + ")");
+  return apps::resolve_deck(deck, PCOLL_CG_DECK_DIR);
 }
 
 void load_deck(const std::string &path, Options &opt) {
@@ -245,20 +244,10 @@ void validate(const Options &opt) {
 
 bool parse_options(int argc, char **argv, Options &opt, int &exit_code, bool speak) {
   exit_code = 0;
-  for (int i = 0; i < argc; ++i) opt.command_line += (i ? " " : "") + std::string(argv[i]);
-  {  // Pass 1: only --deck, so the deck's values become the defaults of pass 2.
-    CLI::App pre;
-    pre.allow_extras();
-    pre.set_help_flag();
-    std::string deck;
-    pre.add_option("--deck", deck);
-    try {
-      pre.parse(argc, argv);
-    } catch (const CLI::ParseError &) {
-      // reported by pass 2
-    }
-    if (!deck.empty()) load_deck(resolve_deck(deck), opt);
-  }
+  opt.command_line = apps::command_line(argc, argv);
+  // Pass 1: only --deck, so the deck's values become the defaults of pass 2.
+  if (const std::string deck = apps::deck_argument(argc, argv); !deck.empty())
+    load_deck(resolve_deck(deck), opt);
   CLI::App app{
       "pcoll CG case study: -Laplace(u) = f on the unit cube (7-point stencil, Dirichlet, "
       "manufactured u = X(x) X(y) X(z), X(t) = t (1 - t) e^t), 3-D block decomposition, hybrid MPI "
