@@ -12,26 +12,15 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "../common/speedup.hpp"
 #include "layout.hpp"
 
 namespace pcoll::fft3d {
 
 namespace {
 
-struct Stats {
-  double mean = 0, std = 0;
-};
-
-Stats stats(const std::vector<double> &v) {
-  Stats s;
-  if (v.empty()) return s;
-  for (double x : v) s.mean += x;
-  s.mean /= double(v.size());
-  if (v.size() > 1) {
-    for (double x : v) s.std += (x - s.mean) * (x - s.mean);
-    s.std = std::sqrt(s.std / double(v.size() - 1));
-  }
-  return s;
+double median(const std::vector<double> &v) {
+  return apps::spread(v).median;
 }
 
 std::string grid_string(const std::array<int, 3> &g) {
@@ -135,22 +124,23 @@ bool print_summary(std::ostream &os, const RunSetup &s, const std::vector<RunRec
   std::map<std::string, std::vector<const RunRecord *>> by_algo;
   for (const auto &r : runs)
     if (!r.warmup) by_algo[r.algorithm].push_back(&r);
-  auto mean_time = [&](const std::string &name) {
+  auto times = [&](const std::string &name) {
     std::vector<double> t;
     if (by_algo.count(name))
       for (const auto *r : by_algo[name]) t.push_back(r->time);
-    return stats(t).mean;
+    return t;
   };
-  const double vendor = mean_time("vendor"), anchor = mean_time(kFftwMpi);
+  const std::vector<double> vendor = times("vendor"), anchor = times(kFftwMpi);
   const double flops = s.flops();
-  os << "\nsummary over timed runs (ms per transform, critical path, mean +- sample std; split "
-        "of the slowest rank; GFlop/s = "
-     << (s.transform == "r2c" ? "2.5" : "5") << " N log2 N / time)\n"
+  os << "\nsummary over timed runs (ms per transform, critical path, median +- MAD; split of the "
+        "slowest rank, medians; GFlop/s = "
+     << (s.transform == "r2c" ? "2.5" : "5") << " N log2 N / median time)\n"
      << std::left << std::setw(14) << "algorithm" << std::right << std::setw(18) << "ms/transform"
      << std::setw(9) << "fft" << std::setw(9) << "pack" << std::setw(9) << "alltoall"
      << std::setw(9) << "unpack" << std::setw(7) << "a2a%" << std::setw(9) << "GFlop/s"
-     << std::setw(10) << "vs vendor" << std::setw(9) << "vs fftw"
-     << "  served\n";
+     << "  " << std::left << std::setw(34) << "vs vendor" << std::setw(34) << "vs fftw"
+     << "served\n"
+     << std::right;
   for (const auto &name : s.algorithms) {
     const auto it = by_algo.find(name);
     if (it == by_algo.end()) continue;
@@ -162,34 +152,31 @@ bool print_summary(std::ostream &os, const RunSetup &s, const std::vector<RunRec
       a.push_back(r->alltoall);
       u.push_back(r->unpack);
     }
-    const Stats st = stats(t);
+    const apps::Spread st = apps::spread(t);
     std::ostringstream tot;
-    tot << std::fixed << std::setprecision(3) << 1e3 * st.mean << " +- " << 1e3 * st.std;
+    tot << std::fixed << std::setprecision(3) << 1e3 * st.median << " +- " << 1e3 * st.mad;
     os << std::left << std::setw(14) << name << std::right << std::setw(18) << tot.str()
        << std::fixed << std::setprecision(3);
     if (name == kFftwMpi)
       os << std::setw(9) << "-" << std::setw(9) << "-" << std::setw(9) << "-" << std::setw(9) << "-"
          << std::setw(7) << "-";
     else
-      os << std::setw(9) << 1e3 * stats(f).mean << std::setw(9) << 1e3 * stats(p).mean
-         << std::setw(9) << 1e3 * stats(a).mean << std::setw(9) << 1e3 * stats(u).mean
-         << std::setprecision(1) << std::setw(6) << 100.0 * stats(a).mean / st.mean << "%";
-    // A missing baseline (no vendor run, no FFTW-MPI in SMPI builds) is "-", never 0x.
-    auto ratio = [&](double base, int width) {
-      std::ostringstream r;
-      if (base > 0)
-        r << std::fixed << std::setprecision(2) << base / st.mean << "x";
-      else
-        r << "-";
-      std::ostringstream padded;
-      padded << std::setw(width) << r.str();
-      return padded.str();
+      os << std::setw(9) << 1e3 * median(f) << std::setw(9) << 1e3 * median(p) << std::setw(9)
+         << 1e3 * median(a) << std::setw(9) << 1e3 * median(u) << std::setprecision(1)
+         << std::setw(6) << 100.0 * median(a) / st.median << "%";
+    // The shared statistic (apps/common/speedup.hpp): ratio of medians, 95% bootstrap interval,
+    // "within noise" when it contains 1.0; "-" without a baseline (no vendor run, no FFTW-MPI in
+    // SMPI builds), never 0x.
+    auto vs = [&](const std::vector<double> &base, const char *base_name) {
+      if (name == base_name) return std::string("baseline");
+      return base.empty() ? std::string("-") : apps::format_speedup(apps::speedup_ci(base, t));
     };
-    os << std::setprecision(2) << std::setw(9) << flops / st.mean * 1e-9 << ratio(vendor, 10)
-       << ratio(anchor, 9) << std::defaultfloat << "  " << it->second.front()->served << "\n";
+    os << std::setprecision(2) << std::setw(9) << flops / st.median * 1e-9 << "  " << std::left
+       << std::setw(34) << vs(vendor, "vendor") << std::setw(34) << vs(anchor, kFftwMpi)
+       << std::right << std::defaultfloat << it->second.front()->served << "\n";
   }
-  os << "vs X = mean time of X / this one (> 1: this one is faster); scripts/reproduce-fft.sh "
-        "gives bootstrap intervals\n";
+  os << "vs X = median time of X / this one (> 1: this one is faster), 95% percentile-bootstrap "
+        "interval over the runs\n";
   bool ok = true;
   for (const auto &r : runs) ok = ok && r.bits_ok;
   if (ok)
