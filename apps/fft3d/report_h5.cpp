@@ -22,6 +22,7 @@ namespace pcoll::fft3d {
 
 using apps::attr_double;
 using apps::attr_string;
+using apps::dataset_f64;
 
 void write_results_h5(const std::string &path, const RunSetup &s,
                       const std::vector<RunRecord> &runs) {
@@ -76,14 +77,7 @@ void write_results_h5(const std::string &path, const RunSetup &s,
     // forward, backward.
     const hsize_t dims[3] = {r.split.size() / (std::size_t(s.ranks) * kSplit),
                              static_cast<hsize_t>(s.ranks), kSplit};
-    const hid_t space = H5Screate_simple(3, dims, nullptr);
-    const hid_t d =
-        H5Dcreate2(g, "split", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (d < 0) throw std::runtime_error("HDF5: cannot create dataset split in " + path);
-    if (!r.split.empty())
-      H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, r.split.data());
-    H5Dclose(d);
-    H5Sclose(space);
+    dataset_f64(g, "split", r.split, 3, dims);
     H5Gclose(g);
   }
   H5Gclose(all);
