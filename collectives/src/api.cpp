@@ -174,12 +174,6 @@ bool send_matches(const Call &c, const TypeInfo &recv) {
                                                     recv.size * static_cast<std::size_t>(c.count);
 }
 
-bool is_predefined(MPI_Datatype dt) {
-  int ni = 0, na = 0, nd = 0, combiner = 0;
-  PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner);
-  return combiner == MPI_COMBINER_NAMED;
-}
-
 // The slow path of a call: describe the datatype, select, apply the fallback policy, say any
 // warning once, resolve parameters and build (or find) the plan. Returns MPI_SUCCESS or the
 // error the fallback policy asks for.
@@ -249,8 +243,8 @@ int run(const Call &c, Vendor vendor) {
     d = c.same_send() ? ctx->find_decision(key) : nullptr;
     cacheable = d != nullptr;
     if (d == nullptr) {
-      cacheable = c.same_send() && is_predefined(c.dt);
       if (int rc = decide(*ctx, c, commute != 0, fresh.emplace()); rc != MPI_SUCCESS) return rc;
+      cacheable = c.same_send() && fresh->type.predefined;  // decide() described the type
       if (cacheable) {
         ctx->store_decision(key, std::move(*fresh));
         d = ctx->find_decision(key);
