@@ -37,20 +37,18 @@ Prediction predict(const std::string &coll, const AlgoVariant &v, int P, std::si
   if (info == nullptr || info->is_vendor()) return out;
   try {
     std::vector<std::pair<int, std::string>> settings;
-    for (const auto &[name, value] : v.settings) settings.emplace_back(pcoll::param_index(name), value);
+    for (const auto &[name, value] : v.settings)
+      settings.emplace_back(pcoll::param_index(name), value);
     const pcoll::Config cfg = pcoll::with_overrides(pcoll::load_config(), settings);
     // count: allreduce elements, per-rank block for reduce_scatter_block and allgather.
-    pcoll::CallShape shape{info->coll, P, count, {}, true, false};
-    shape.needs_reduction = pcoll::collective_info(info->coll).takes_op;
-    shape.type.size = type_size;
-    shape.type.contiguous = true;
+    const pcoll::CallShape shape = pcoll::CallShape::of(info->coll, P, count, type_size);
     const pcoll::PlanRequest req = pcoll::plan_request(*info, cfg, 0, shape);
     const pcoll::Schedule s = pcoll::make_schedule(pcoll::build_all(*info, req));
     if (!s.error.empty()) {
       out.note = s.error;
       return out;
     }
-    const pcoll::Ledger L = pcoll::compute_ledger(s, type_size, costs(mp, cfg));
+    const pcoll::Ledger L = pcoll::compute_ledger(s, shape.unit, costs(mp, cfg));
     out.valid = true;
     out.rounds = L.rounds;
     out.messages = L.messages;

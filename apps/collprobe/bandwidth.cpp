@@ -51,7 +51,7 @@ std::vector<Bandwidth> measure_local_bandwidth(int reps, MPI_Comm comm) {
       "reduce_local", "MPI_Reduce_local(a, c, MPI_DOUBLE, MPI_SUM)", reps, moved,
       [&] { MPI_Reduce_local(a.data(), c.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM); },
       comm));
-  const pcoll::Reducer reducer(MPI_DOUBLE, MPI_SUM, pcoll::describe_type(MPI_DOUBLE));
+  const pcoll::Reducer reducer(MPI_DOUBLE, sizeof(double), MPI_SUM);
   out.push_back(measure(
       "pcoll_reduce", "pcoll::Reducer(MPI_DOUBLE, MPI_SUM).apply(a, c)", reps, moved,
       [&] { reducer.apply(a.data(), c.data(), n, true); }, comm));

@@ -1,4 +1,6 @@
-// The C API: argument validation -> context -> selection -> plan cache -> executor.
+// The C API: argument checks -> context -> signature (the call's shape in units every rank
+// shares) -> decision (select.hpp, cached in the context) -> the vendor, or the plan on the
+// packed form of the buffers -> trace.
 #include <pcoll/pcoll.h>
 
 #include <algorithm>
@@ -6,6 +8,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -13,6 +16,7 @@
 
 #include "config.hpp"
 #include "context.hpp"
+#include "datatype.hpp"
 #include "executor.hpp"
 #include "reduce.hpp"
 #include "registry.hpp"
@@ -46,14 +50,6 @@ int guarded(MPI_Comm comm, Body body) noexcept {
   }
 }
 
-std::string plan_key(const AlgorithmInfo &algo, const PlanRequest &req) {
-  std::ostringstream os;
-  os << collective_name(algo.coll) << '/' << algo.name << '/' << req.count << '/' << req.type_size
-     << '/' << req.ranks_per_node << "/root=" << req.root;
-  for (const auto &p : req.params) os << '/' << p.first << '=' << p.second;
-  return os.str();
-}
-
 // True the first time this process meets `msg`: warnings are said once per process and reason
 // (by speaker() below), not per communicator, so a program (or a preloaded libpcoll_mpi.so under
 // one) that creates many communicators does not repeat them. Calls are serialised (pcoll is not
@@ -65,65 +61,30 @@ bool first_in_process(const std::string &msg) {
 
 // Whether this rank says a warning about a call on ctx's communicator: rank 0 of MPI_COMM_WORLD
 // when the communicator contains it (so a run says each reason once, on rank 0), else the
-// communicator's rank 0 (nobody else would). Evaluated only on a warning's first occurrence.
+// communicator's rank 0 (nobody else would); of an inter-communicator's two groups, only the
+// one holding rank 0 of MPI_COMM_WORLD, if either does. Evaluated only on a warning's first
+// occurrence.
 bool speaker(const Context &ctx) {
-  MPI_Group world = MPI_GROUP_NULL, group = MPI_GROUP_NULL;
+  MPI_Group world = MPI_GROUP_NULL, group = MPI_GROUP_NULL, remote = MPI_GROUP_NULL;
   PMPI_Comm_group(MPI_COMM_WORLD, &world);
   PMPI_Comm_group(ctx.comm(), &group);
-  int zero = 0, there = MPI_UNDEFINED;
+  int zero = 0, there = MPI_UNDEFINED, over_there = MPI_UNDEFINED;
   PMPI_Group_translate_ranks(world, 1, &zero, group, &there);
+  if (ctx.intercomm()) {
+    PMPI_Comm_remote_group(ctx.comm(), &remote);
+    PMPI_Group_translate_ranks(world, 1, &zero, remote, &over_there);
+    PMPI_Group_free(&remote);
+  }
   PMPI_Group_free(&world);
   PMPI_Group_free(&group);
+  if (there == MPI_UNDEFINED && over_there != MPI_UNDEFINED) return false;
   return ctx.rank() == (there == MPI_UNDEFINED ? 0 : there);
 }
 
-// "vendor (fallback: REASON)", the algorithm name the trace records for a call pcoll handed to
-// the vendor: the reason up to its first parenthesis, short enough for the trace's column.
-std::string fallback_label(const std::string &reason) {
-  std::string r = reason.substr(0, reason.find(" ("));
-  if (r.size() > 72) r = r.substr(0, 69) + "...";
-  return "vendor (fallback: " + r + ")";
-}
-
-// Applies the fallback policy; returns MPI_SUCCESS to go on with `sel.algo`. `auto` never fails
-// a call: when none of pcoll's algorithms can serve it, the vendor does, and `warn` says why.
-int apply_fallback(Context &ctx, const Selection &sel, const std::string &reason, MPI_Comm comm) {
-  if (reason.empty()) return MPI_SUCCESS;
-  const std::string &mode = ctx.config().get("fallback");
-  const bool is_auto = sel.fallback_reason.empty();
-  const std::string msg = std::string(collective_name(sel.requested->coll)) + " algorithm '" +
-                          (is_auto ? "auto" : sel.requested->name) +
-                          "' cannot serve this call: " + reason;
-  if (mode == "error" && !is_auto) return fail(comm, MPI_ERR_ARG, msg + " (PCOLL_FALLBACK=error)");
-  if (mode == "warn" && first_in_process(msg) && speaker(ctx))
-    report(msg +
-           "; using vendor instead (warned once per process and reason; "
-           "PCOLL_FALLBACK=silent hides this)");
-  return MPI_SUCCESS;
-}
-
-// Why the call goes to the vendor although the configuration did not ask for it: the explicit
-// algorithm's failed restriction, or for `auto` the first of pcoll's algorithms' (their common
-// checks, contiguity, inter-communicators, size, come first); empty when pcoll serves it.
-std::string fallback_reason(const Config &cfg, const Selection &sel, const CallShape &shape) {
-  if (!sel.fallback_reason.empty()) return sel.fallback_reason;
-  // A rule that names vendor is a measured choice (nothing beat it), not a fallback.
-  if (!sel.algo->is_vendor() || sel.rule != nullptr ||
-      cfg.get(collective_name(shape.coll)) == "vendor")
-    return {};
-  for (const AlgorithmInfo *a : algorithms_of(shape.coll)) {
-    if (a->is_vendor()) continue;
-    std::string why = restriction_failure(*a, shape, cfg);
-    if (!why.empty()) return why;
-  }
-  return {};
-}
-
 // A null buffer with a non-zero count is an error, except MPI_BOTTOM (a null pointer in Open MPI
-// and MPICH) with a datatype of absolute addresses: its non-zero lower bound makes it
-// non-contiguous, so the call reaches the vendor through the fallback, as MPI programs expect.
+// and MPICH) with a datatype of absolute addresses, whose data does not start at displacement 0.
 bool null_data(const void *buf, long long count, MPI_Datatype dt) {
-  return buf == nullptr && count > 0 && (dt == MPI_DATATYPE_NULL || describe_type(dt).contiguous);
+  return buf == nullptr && count > 0 && (dt == MPI_DATATYPE_NULL || describe_type(dt).packed_order);
 }
 // Send and receive buffers that are the same memory (MPI_BOTTOM for both is not: the datatypes
 // say where the data is).
@@ -140,84 +101,202 @@ int check_args(MPI_Comm comm, int count, MPI_Datatype dt, MPI_Op op, bool has_op
   return MPI_SUCCESS;
 }
 
-// One call of a collective after its own argument checks: context, selection, fallback, and
-// either the vendor (`vendor` callback) or the cached plan run by the executor.
+// alltoallv's per-peer counts and displacements, as the user passed them.
+struct VectorArgs {
+  int peers = 0;
+  const int *sendcounts = nullptr, *sdispls = nullptr, *recvcounts = nullptr, *rdispls = nullptr;
+};
+
+// One call of a collective after its own argument checks, in the user's terms.
 struct Call {
   Collective coll;
   MPI_Comm comm;
-  int count;  // allreduce: elements; others: elements per rank
-  MPI_Datatype dt;
-  MPI_Op op;  // MPI_OP_NULL for allgather
-  const void *sendbuf;
+  int count;  // the call's count argument (allreduce, reduce, bcast: elements; others: per rank)
+  MPI_Op op;  // MPI_OP_NULL for data movement
+  const void *sendbuf;  // MPI_IN_PLACE: the input lives in recvbuf
   void *recvbuf;
-  // The send side where it has its own count and type (allgather, alltoall); -1: as the receive.
-  int send_count = -1;
-  MPI_Datatype send_dt = MPI_DATATYPE_NULL;
-  // Per-rank layout collectives (alltoallv): this rank's counts and displacements; `count` and
-  // `send_count` are then 1, standing for "some data of these types" (each rank has its own
-  // counts, so nothing count-dependent may be decided: the rank's peers could decide otherwise).
-  const Layout *layout = nullptr;
-  std::size_t trace_count = 0;  // elements the trace records when there is a layout
-  int root = 0;                 // bcast, reduce
+  // The elements each buffer covers (alltoall: P blocks; in place: the input and output) and
+  // their datatypes. The receive side of a rank without output (reduce off the root) is empty.
+  int sendcount = 0;
+  MPI_Datatype sendtype = MPI_DATATYPE_NULL;
+  int recvcount = 0;
+  MPI_Datatype recvtype = MPI_DATATYPE_NULL;
+  int root = 0;                   // bcast, reduce
+  const VectorArgs *v = nullptr;  // alltoallv
 
-  bool same_send() const {
-    return sendbuf == MPI_IN_PLACE || send_count < 0 || (send_dt == dt && send_count == count);
+  bool in_place() const { return sendbuf == MPI_IN_PLACE; }
+  // The memo may hold this call: predefined datatypes and op (handles that never change
+  // meaning), no per-rank layout.
+  bool memoizable() const {
+    return v == nullptr && (op == MPI_OP_NULL || is_predefined_op(op)) &&
+           describe_type(recvtype).predefined && (in_place() || describe_type(sendtype).predefined);
   }
 };
 
-// Whether the send side lays out its bytes exactly like the receive side (CallShape::send_matches):
-// then the plan, which moves elements of the receive type, serves both.
-bool send_matches(const Call &c, const TypeInfo &recv) {
-  if (c.same_send()) return true;
-  const TypeInfo s = describe_type(c.send_dt);
-  return (s.contiguous || c.send_count == 0) && s.size * static_cast<std::size_t>(c.send_count) ==
-                                                    recv.size * static_cast<std::size_t>(c.count);
+Side side_of(int count, MPI_Datatype dt) {
+  Side s;
+  s.count = count;
+  s.dt = dt;
+  if (dt == MPI_DATATYPE_NULL || count == 0) return s;
+  const TypeInfo &t = describe_type(dt);
+  s.as_is = t.packed_as_is(count);
+  s.bytes = static_cast<std::size_t>(count) * t.size;
+  return s;
 }
 
-// The slow path of a call: describe the datatype, select, apply the fallback policy, say any
-// warning once, resolve parameters and build (or find) the plan. Returns MPI_SUCCESS or the
-// error the fallback policy asks for.
-int decide(Context &ctx, const Call &c, bool commutative, Context::Decision &d) {
-  CallShape shape{
-      c.coll,      ctx.size(),     static_cast<std::size_t>(c.count), describe_type(c.dt),
-      commutative, ctx.intercomm()};
-  shape.needs_reduction = c.op != MPI_OP_NULL;
-  shape.send_matches = send_matches(c, shape.type);
-  shape.ranks_per_node = ctx.ranks_per_node();
-  shape.root = c.root;
-  const Selection sel = select_algorithm(ctx.config(), ctx.rules(), shape);
-  const std::string reason = fallback_reason(ctx.config(), sel, shape);
-  if (int rc = apply_fallback(ctx, sel, reason, c.comm); rc != MPI_SUCCESS) return rc;
-  d.algo = sel.algo;
-  if (!reason.empty()) d.trace_name = fallback_label(reason);
-  d.type = shape.type;
-  if (sel.algo->is_vendor()) return MPI_SUCCESS;
-  const PlanRequest req =
-      plan_request(*sel.algo, effective_config(ctx.config(), sel), ctx.rank(), shape);
-  if (sel.algo->warning && ctx.config().get("fallback") == "warn") {
-    // Shapes an algorithm handles poorly (e.g. CHiArA without a usable batch size) are said once.
-    const std::string note = sel.algo->warning(req);
-    if (!note.empty() && first_in_process(note) && speaker(ctx))
-      report(std::string(collective_name(c.coll)) + " " + sel.algo->name + ": " + note);
-  }
-  d.params = req.params;
-  if (c.layout != nullptr) {  // plans by layout, in run()
-    d.req = req;
-    d.layout_plans = std::make_shared<Context::LayoutPlans>();
-    return MPI_SUCCESS;
-  }
-  if (c.count == 0) return MPI_SUCCESS;
-  const std::string key = plan_key(*sel.algo, req);
-  d.plan = ctx.find_plan(key);
-  if (!d.plan) {
-    d.plan = std::make_shared<const Plan>(make_plan(*sel.algo, req));
-    ctx.store_plan(key, d.plan);
+// The call's signature: its shape in units every rank computes alike from its own (count,
+// datatype), and this rank's sides. Returns an MPI error code (a send side whose signature
+// cannot match the receive side's).
+int signature_of(const Context &ctx, const Call &c, Signature &sig) {
+  const CollectiveInfo &row = collective_info(c.coll);
+  CallShape &s = sig.shape;
+  s.coll = c.coll;
+  s.size = ctx.size();
+  s.ranks_per_node = ctx.ranks_per_node();
+  s.intercomm = ctx.intercomm();
+  s.root = c.root;
+  s.reduction = row.takes_op;
+  sig.recv = side_of(c.recvcount, c.recvtype);
+  if (!c.in_place()) sig.send = side_of(c.sendcount, c.sendtype);
+  const TypeInfo &t = describe_type(c.recvtype);
+  if (s.reduction) {
+    int commute = 1;
+    PMPI_Op_commutative(c.op, &commute);
+    s.commutative = commute != 0;
+    if (is_predefined_op(c.op)) {
+      if (t.base != MPI_DATATYPE_NULL) {
+        // By the base type, on the packed form: every rank has the same base values.
+        s.unit = t.base_size;
+        s.count = static_cast<std::size_t>(c.count) * t.base_per_elem;
+        sig.unit_type = t.base;
+        // (Inter-communicators' vendor calls keep the user's arguments: their buffers are
+        // sized by the remote group.)
+        sig.vendor_in_units = !t.predefined && !s.intercomm;
+      } else {
+        s.issue = TypeIssue::mixed_base;
+        s.unit = t.size ? t.size : 1;
+        s.count = static_cast<std::size_t>(c.count);
+        sig.unit_type = c.recvtype;
+      }
+    } else {
+      // MPI calls a user op with the user's datatype, which reductions must use on every rank.
+      if (!t.dense) s.issue = TypeIssue::user_op_layout;
+      s.unit = t.size ? t.size : 1;
+      s.count = static_cast<std::size_t>(c.count);
+      sig.unit_type = c.recvtype;
+    }
+  } else {
+    s.unit = 1;
+    s.count = row.per_rank_layout() ? 1 : static_cast<std::size_t>(c.count) * t.size;
+    sig.unit_type = MPI_BYTE;
+    // MPI requires equal type signatures on both ends of every block: the send side carries
+    // exactly the bytes the plan's input holds.
+    // (Inter-communicators size their buffers by the remote group: the vendor's to check.)
+    if (!c.in_place() && !row.per_rank_layout() && !s.intercomm &&
+        sig.send.bytes != row.in_elems(s.count, s.size) * s.unit)
+      return fail(c.comm, MPI_ERR_ARG,
+                  std::string(row.mpi_name) + ": the send side carries " +
+                      std::to_string(sig.send.bytes) + " bytes where the receive side expects " +
+                      std::to_string(row.in_elems(s.count, s.size)) +
+                      " (MPI requires matching type signatures)");
   }
   return MPI_SUCCESS;
 }
 
-template <class Vendor>
-int run(const Call &c, Vendor vendor) {
+// alltoallv in bytes: this rank's counts and displacements of the packed form, and how to get
+// there. A side whose datatype is dense is used in place (displacements made non-negative by
+// moving the buffer pointer to the lowest block used: MPI allows negative displacements); any
+// other is packed block by block into scratch memory, blocks in peer order.
+struct VectorLayout {
+  Layout bytes;
+  const char *send = nullptr;  // dense send side: the rebased buffer
+  char *recv = nullptr;        // dense receive side: the rebased buffer
+  bool pack_send = false, pack_recv = false;
+  std::size_t send_total = 0, recv_total = 0;  // packed bytes of each side
+};
+
+void side_layout(const char *buf, const int *counts, const int *displs, MPI_Datatype dt,
+                 std::size_t P, std::vector<std::size_t> &c, std::vector<std::size_t> &d,
+                 const char **base, bool *packed, std::size_t *total) {
+  const TypeInfo &t = describe_type(dt);
+  c.resize(P);
+  d.resize(P);
+  *packed = !t.dense;
+  *total = 0;
+  long long lo = 0;
+  for (std::size_t q = 0; q < P; ++q)
+    if (counts[q] > 0) lo = std::min<long long>(lo, displs[q]);
+  for (std::size_t q = 0; q < P; ++q) {
+    c[q] = static_cast<std::size_t>(counts[q]) * t.size;
+    if (*packed)
+      d[q] = *total;
+    else
+      d[q] = counts[q] > 0 ? static_cast<std::size_t>(displs[q] - lo) * t.size : 0;
+    *total += c[q];
+  }
+  *base = *packed ? nullptr : buf + lo * t.extent;
+}
+
+VectorLayout vector_layout(const Call &c) {
+  VectorLayout L;
+  const auto P = static_cast<std::size_t>(c.v->peers);
+  const char *rbase = nullptr;
+  side_layout(static_cast<const char *>(c.recvbuf), c.v->recvcounts, c.v->rdispls, c.recvtype, P,
+              L.bytes.recvcounts, L.bytes.rdispls, &rbase, &L.pack_recv, &L.recv_total);
+  L.recv = const_cast<char *>(rbase);
+  if (c.in_place()) {
+    L.bytes.sendcounts = L.bytes.recvcounts;
+    L.bytes.sdispls = L.bytes.rdispls;
+  } else {
+    side_layout(static_cast<const char *>(c.sendbuf), c.v->sendcounts, c.v->sdispls, c.sendtype, P,
+                L.bytes.sendcounts, L.bytes.sdispls, &L.send, &L.pack_send, &L.send_total);
+  }
+  return L;
+}
+
+// Packs or unpacks every block of one alltoallv side to or from its packed form.
+int vector_pack(const void *buf, const int *counts, const int *displs, MPI_Datatype dt, int P,
+                char *packed, std::size_t total, MPI_Comm comm, bool into_packed) {
+  const TypeInfo &t = describe_type(dt);
+  std::size_t at = 0;
+  for (int q = 0; q < P; ++q) {
+    if (counts[q] == 0) continue;
+    const std::size_t n = static_cast<std::size_t>(counts[q]) * t.size;
+    char *user = static_cast<char *>(const_cast<void *>(buf)) + displs[q] * t.extent;
+    const int rc = into_packed ? pack(user, counts[q], dt, packed + at, n, comm)
+                               : unpack(packed + at, n, user, counts[q], dt, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    at += n;
+  }
+  (void)total;
+  return MPI_SUCCESS;
+}
+
+constexpr std::size_t round_up(std::size_t n) {
+  return (n + 63) / 64 * 64;
+}
+
+// The time spent packing or unpacking, for the trace (when it is on).
+struct PhaseTimer {
+  bool on;
+  bool used = false;
+  double t0 = 0, seconds = 0;
+  explicit PhaseTimer(bool o) : on(o) {}
+  void start() {
+    used = true;
+    if (on) t0 = PMPI_Wtime();
+  }
+  void stop() {
+    if (on) seconds += PMPI_Wtime() - t0;
+  }
+};
+
+// A call through context, signature, decision, and either the vendor or the plan run by the
+// executor on the packed form of the buffers. `vendor` calls the vendor with the user's
+// arguments; `vendor_in_units(in, out, count, type)` calls it in the signature's units
+// (reductions with a predefined op on a derived datatype, Signature::vendor_in_units).
+template <class Vendor, class VendorInUnits>
+int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units) {
   // The context first: creating the first one arms PCOLL_TRACE, so the first call is recorded
   // too (its time then excludes the one-off context creation).
   int err = MPI_SUCCESS;
@@ -226,84 +305,195 @@ int run(const Call &c, Vendor vendor) {
   if (ctx == nullptr) return fail(c.comm, err);
   if (ctx->config_error() != MPI_SUCCESS) return fail(c.comm, ctx->config_error());
 
-  // A loop repeating its last call (same collective, count, type, op, root) finds that decision
-  // in the context's one-entry memo: no op query, no hashing.
-  const Context::Decision *d =
-      c.same_send() ? ctx->memo_find(c.coll, c.count, c.dt, c.op, c.root) : nullptr;
-  bool cacheable = d != nullptr;
-  std::optional<Context::Decision> fresh;
+  // A loop repeating its last call finds its signature and decision in the memo (which only
+  // ever holds calls on predefined datatypes and ops, so a hit needs no datatype inspection).
+  const Context::MemoKey key{c.coll,
+                             c.count,
+                             c.in_place() ? -1 : c.sendcount,
+                             c.recvtype,
+                             c.in_place() ? MPI_DATATYPE_NULL : c.sendtype,
+                             c.op,
+                             c.root};
+  const Signature *sig = nullptr;
+  const Decision *d = c.v == nullptr ? ctx->memo_find(key, &sig) : nullptr;
+  Signature fresh;
   if (d == nullptr) {
-    int commute = 1;
-    if (c.op != MPI_OP_NULL) PMPI_Op_commutative(c.op, &commute);
-    // Predefined datatypes: the decision for this call shape is cached on the communicator.
-    // Only such decisions are ever stored, and a predefined handle never names another type, so
-    // a hit needs no datatype inspection; a miss checks before storing.
-    const Context::DecisionKey key{c.coll, c.count, c.dt, commute != 0, c.op != MPI_OP_NULL,
-                                   c.root};
-    d = c.same_send() ? ctx->find_decision(key) : nullptr;
-    cacheable = d != nullptr;
-    if (d == nullptr) {
-      if (int rc = decide(*ctx, c, commute != 0, fresh.emplace()); rc != MPI_SUCCESS) return rc;
-      cacheable = c.same_send() && fresh->type.predefined;  // decide() described the type
-      if (cacheable) {
-        ctx->store_decision(key, std::move(*fresh));
-        d = ctx->find_decision(key);
-      } else {
-        d = &*fresh;
-      }
-    }
-    if (cacheable) ctx->memo_store(c.coll, c.count, c.dt, c.op, c.root, d);
+    if (int rc = signature_of(*ctx, c, fresh); rc != MPI_SUCCESS) return rc;
+    d = &ctx->decision(fresh.shape);
+    sig = &fresh;
+    if (c.memoizable()) ctx->memo_store(key, fresh, d);
   }
+  if (d->error != MPI_SUCCESS) return fail(c.comm, d->error, d->error_message);
+  for (const std::string &w : d->warnings)
+    if (first_in_process(w) && speaker(*ctx)) report(w);
   ctx->last_algorithm = d->algo->name;
-  trace_call.describe(ctx->comm(), collective_name(c.coll),
-                      d->trace_name.empty() ? d->algo->name : d->trace_name.c_str(),
-                      c.layout ? c.trace_count : static_cast<std::size_t>(c.count), d->type.size);
+  const std::size_t trace_count =
+      c.v ? std::accumulate(c.v->recvcounts, c.v->recvcounts + c.v->peers, std::size_t(0))
+          : static_cast<std::size_t>(c.count);
+  trace_call.describe(ctx->comm(), collective_name(c.coll), d->label(), trace_count,
+                      describe_type(c.recvtype).size);
+
+  const CollectiveInfo &row = collective_info(c.coll);
+  const int rank = ctx->rank();
+  const MPI_Comm pc = ctx->comm();
+  const std::size_t unit = sig->shape.unit;
+  PhaseTimer pack_t(trace_call.phase_seconds() != nullptr),
+      unpack_t(trace_call.phase_seconds() != nullptr);
+  auto add_pack_phases = [&] {
+    if (pack_t.used || unpack_t.used) {
+      trace_call.add_phase("pack", pack_t.seconds);
+      trace_call.add_phase("unpack", unpack_t.seconds);
+    }
+  };
+  // The input lives in the receive buffer (in place) and must be read from it on this rank.
+  const bool input_in_recv = c.in_place() && (!row.takes_root || rank == c.root);
+  // What the call writes of the receive side (in place the side holds the input too, and
+  // reduce_scatter_block writes only its first block), in the user's elements and bytes.
+  const int out_count =
+      c.v != nullptr || c.recvcount == 0
+          ? c.recvcount
+          : static_cast<int>(row.out_elems(static_cast<std::size_t>(c.count), ctx->size()));
+  const std::size_t out_bytes =
+      static_cast<std::size_t>(out_count) * describe_type(c.recvtype).size;
 
   if (d->algo->is_vendor()) {
-    const int rc = vendor();
+    // A data-movement call whose signature is empty moves nothing, and every rank knows it: it
+    // returns at once (MPI does not make collectives synchronise). Not calling the vendor also
+    // avoids Open MPI 4.1's bcast hanging when the root passes 1 x a zero-size datatype and the
+    // others 0 x MPI_INT (one signature, legal MPI).
+    if (!sig->shape.reduction && !row.per_rank_layout() && sig->shape.count == 0 &&
+        c.coll != Collective::barrier)
+      return MPI_SUCCESS;
+    if (!sig->vendor_in_units) {
+      const int rc = vendor();
+      return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
+    }
+    // The vendor in the signature's units: each side an array of base values, converted from
+    // and to the user's layout where that is not one already.
+    const TypeInfo &bt = describe_type(sig->unit_type);
+    const auto bext = static_cast<std::size_t>(bt.extent);
+    const bool send_direct = c.in_place() || (sig->send.as_is && bt.dense);
+    const bool recv_direct = sig->recv.as_is && bt.dense;
+    const std::size_t send_units = sig->send.bytes / unit, recv_units = sig->recv.bytes / unit;
+    const std::size_t send_area = send_direct ? 0 : round_up(send_units * bext);
+    const std::size_t recv_area = recv_direct ? 0 : round_up(recv_units * bext);
+    const std::size_t tmp_area = bt.dense ? 0 : std::max(sig->send.bytes, sig->recv.bytes);
+    char *scratch = static_cast<char *>(ctx->scratch(send_area + recv_area + tmp_area));
+    char *tmp = scratch + send_area + recv_area;
+    const void *in = c.sendbuf;
+    void *out = c.recvbuf;
+    int rc = MPI_SUCCESS;
+    if (!send_direct || !recv_direct) pack_t.start();
+    if (!send_direct) {
+      rc = to_base_array(c.sendbuf, c.sendcount, c.sendtype, scratch, static_cast<int>(send_units),
+                         sig->unit_type, tmp, pc);
+      in = scratch;
+    }
+    if (!recv_direct) {
+      out = scratch + send_area;
+      if (rc == MPI_SUCCESS && input_in_recv)
+        rc = to_base_array(c.recvbuf, c.recvcount, c.recvtype, out, static_cast<int>(recv_units),
+                           sig->unit_type, tmp, pc);
+    }
+    if (!send_direct || !recv_direct) pack_t.stop();
+    if (rc != MPI_SUCCESS) return fail(c.comm, rc);
+    rc = vendor_in_units(in, out, static_cast<int>(sig->shape.count), sig->unit_type);
+    if (rc == MPI_SUCCESS && !recv_direct && out_count > 0) {
+      unpack_t.start();
+      rc = from_base_array(out, static_cast<int>(out_bytes / unit), sig->unit_type, c.recvbuf,
+                           out_count, c.recvtype, tmp, pc);
+      unpack_t.stop();
+    }
+    add_pack_phases();
     return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
   }
+
+  VectorLayout vl;
   std::shared_ptr<const Plan> layout_plan;
-  if (c.layout != nullptr) {
-    layout_plan = d->layout_plans->find(*c.layout);
+  if (c.v != nullptr) {
+    vl = vector_layout(c);
+    layout_plan = d->layout_plans->find(vl.bytes);
     if (!layout_plan) {
       PlanRequest req = d->req;
-      req.layout = c.layout;
+      req.layout = &vl.bytes;
       layout_plan = std::make_shared<const Plan>(make_plan(*d->algo, req));
-      d->layout_plans->store(*c.layout, layout_plan);
+      d->layout_plans->store(vl.bytes, layout_plan);
     }
-  } else if (c.count == 0) {
+  } else if (sig->shape.count == 0) {
     return MPI_SUCCESS;
   }
-
-  const Plan &plan = c.layout ? *layout_plan : *d->plan;
+  const Plan &plan = c.v ? *layout_plan : *d->plan;
   trace_call.plan(d->params, plan.phases);
-  const std::size_t esz = d->type.size;
-  const CollectiveInfo &row = collective_info(c.coll);
-  const std::size_t tmp_bytes = plan.tmp_elems * esz;
-  const bool staged = c.sendbuf == MPI_IN_PLACE && row.in_place_staged;
-  char *scratch = static_cast<char *>(ctx->scratch(tmp_bytes + (staged ? plan.in_elems * esz : 0)));
-  const void *in = c.sendbuf;
-  if (c.sendbuf == MPI_IN_PLACE) {
-    // MPI_IN_PLACE: the input sits in recvbuf where the collective's row says; collectives whose
-    // plans overwrite input they still have to send read a copy of it behind the scratch space.
-    in = static_cast<const char *>(c.recvbuf) +
-         esz * row.in_place_offset(ctx->rank(), std::size_t(c.count), ctx->size());
-    if (staged) {
-      std::memcpy(scratch + tmp_bytes, in, plan.in_elems * esz);
-      in = scratch + tmp_bytes;
-    }
-  } else if (plan.copy_in_to_out) {
-    std::memcpy(c.recvbuf, c.sendbuf, esz * plan.out_elems);
+
+  // Scratch: the plan's temporary space, the staged input, and the packed sides.
+  const bool pack_send = c.v ? vl.pack_send : !c.in_place() && !sig->send.as_is;
+  const bool pack_recv = c.v ? vl.pack_recv : !sig->recv.as_is;
+  const std::size_t send_bytes = c.v ? vl.send_total : sig->send.bytes;
+  const std::size_t recv_bytes = c.v ? vl.recv_total : sig->recv.bytes;
+  const bool staged = c.in_place() && row.in_place_staged;
+  const std::size_t tmp_bytes = round_up(plan.tmp_elems * unit);
+  const std::size_t staged_bytes = staged ? round_up(plan.in_elems * unit) : 0;
+  const std::size_t packed_in_bytes = pack_send ? round_up(send_bytes) : 0;
+  const std::size_t packed_out_bytes = pack_recv ? round_up(recv_bytes) : 0;
+  char *scratch = static_cast<char *>(
+      ctx->scratch(tmp_bytes + staged_bytes + packed_in_bytes + packed_out_bytes));
+  char *staged_at = scratch + tmp_bytes;
+  char *packed_in = staged_at + staged_bytes;
+  char *packed_out = packed_in + packed_in_bytes;
+
+  int rc = MPI_SUCCESS;
+  if (pack_send || pack_recv) pack_t.start();
+  const void *in = c.v ? static_cast<const void *>(vl.send) : c.sendbuf;
+  void *out = c.v ? static_cast<void *>(vl.recv) : c.recvbuf;
+  if (pack_send) {
+    rc = c.v ? vector_pack(c.sendbuf, c.v->sendcounts, c.v->sdispls, c.sendtype, c.v->peers,
+                           packed_in, send_bytes, pc, true)
+             : pack(c.sendbuf, c.sendcount, c.sendtype, packed_in, send_bytes, pc);
+    in = packed_in;
   }
-  ExecBuffers bufs{in, c.recvbuf, scratch, esz};
+  if (pack_recv) {
+    out = packed_out;
+    if (rc == MPI_SUCCESS && input_in_recv)
+      rc = c.v ? vector_pack(c.recvbuf, c.v->recvcounts, c.v->rdispls, c.recvtype, c.v->peers,
+                             packed_out, recv_bytes, pc, true)
+               : pack(c.recvbuf, c.recvcount, c.recvtype, packed_out, recv_bytes, pc);
+  }
+  if (pack_send || pack_recv) pack_t.stop();
+  if (rc != MPI_SUCCESS) return fail(c.comm, rc);
+  if (c.in_place()) {
+    // MPI_IN_PLACE: the input sits in the receive buffer where the collective's row says;
+    // collectives whose plans overwrite input they still have to send read a copy of it from
+    // scratch memory.
+    in = static_cast<const char *>(out) +
+         unit * row.in_place_offset(rank, sig->shape.count, ctx->size());
+    if (staged) {
+      if (plan.in_elems > 0) std::memcpy(staged_at, in, plan.in_elems * unit);
+      in = staged_at;
+    }
+  } else if (plan.copy_in_to_out && plan.out_elems > 0) {
+    std::memcpy(out, in, unit * plan.out_elems);
+  }
+  const ExecBuffers bufs{in, out, scratch, unit};
   const MPI_Op op = c.op == MPI_OP_NULL ? MPI_SUM : c.op;
   std::optional<Reducer> own;
-  const Reducer &reducer =
-      cacheable ? ctx->predefined_reducer(c.dt, op, d->type) : own.emplace(c.dt, op, d->type);
-  const int rc = execute(plan, bufs, reducer, *ctx, trace_call.phase_seconds());
+  const Reducer &reducer = is_predefined_op(op) && describe_type(sig->unit_type).predefined
+                               ? ctx->predefined_reducer(sig->unit_type, unit, op)
+                               : own.emplace(sig->unit_type, unit, op);
+  rc = execute(plan, bufs, reducer, *ctx, trace_call.phase_seconds());
+  const bool has_output = !row.expect.root_only || rank == c.root;
+  if (rc == MPI_SUCCESS && pack_recv && has_output) {
+    unpack_t.start();
+    rc = c.v ? vector_pack(c.recvbuf, c.v->recvcounts, c.v->rdispls, c.recvtype, c.v->peers,
+                           packed_out, recv_bytes, pc, false)
+             : unpack(packed_out, out_bytes, c.recvbuf, out_count, c.recvtype, pc);
+    unpack_t.stop();
+  }
+  add_pack_phases();
   return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
 }
+
+// For data movement, whose vendor path always takes the user's arguments.
+constexpr auto no_units = [](const void *, void *, int, MPI_Datatype) { return MPI_ERR_INTERN; };
 
 }  // namespace
 
@@ -321,8 +511,14 @@ int PCOLL_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
     if (count > 0 && aliased(sendbuf, recvbuf))
       return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
-    return run({Collective::allreduce, comm, count, datatype, op, sendbuf, recvbuf},
-               [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); });
+    Call c{Collective::allreduce, comm, count, op, sendbuf, recvbuf};
+    c.sendcount = c.recvcount = count;
+    c.sendtype = c.recvtype = datatype;
+    return run(
+        c, [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
+        [&](const void *s, void *r, int n, MPI_Datatype t) {
+          return PMPI_Allreduce(s, r, n, t, op, comm);
+        });
   });
 }
 
@@ -334,9 +530,19 @@ int PCOLL_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
     if (recvcount > 0 && aliased(sendbuf, recvbuf))
       return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
+    int size = 1, inter = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_test_inter(comm, &inter);
+    Call c{Collective::reduce_scatter_block, comm, recvcount, op, sendbuf, recvbuf};
+    c.sendcount = recvcount * size;  // P blocks in; in place they are in recvbuf
+    c.recvcount = sendbuf == MPI_IN_PLACE ? recvcount * size : recvcount;
+    c.sendtype = c.recvtype = datatype;
     return run(
-        {Collective::reduce_scatter_block, comm, recvcount, datatype, op, sendbuf, recvbuf},
-        [&] { return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); });
+        c,
+        [&] { return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); },
+        [&](const void *s, void *r, int n, MPI_Datatype t) {
+          return PMPI_Reduce_scatter_block(s, r, n, t, op, comm);
+        });
   });
 }
 
@@ -351,14 +557,19 @@ int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     if (null_data(recvbuf, recvcount, recvtype) ||
         (!in_place && null_data(sendbuf, sendcount, sendtype)))
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
-    auto vendor = [&] {
-      return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    };
-    // A send type/count that lays out the bytes differently goes to the vendor through the
-    // fallback policy (select.cpp, CallShape::send_matches).
-    return run({Collective::allgather, comm, recvcount, recvtype, MPI_OP_NULL, sendbuf, recvbuf,
-                sendcount, sendtype},
-               vendor);
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    Call c{Collective::allgather, comm, recvcount, MPI_OP_NULL, sendbuf, recvbuf};
+    c.sendcount = sendcount;
+    c.sendtype = sendtype;
+    c.recvcount = recvcount * size;
+    c.recvtype = recvtype;
+    return run(
+        c,
+        [&] {
+          return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        },
+        no_units);
   });
 }
 
@@ -375,12 +586,23 @@ int PCOLL_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
     if (recvcount > 0 && aliased(sendbuf, recvbuf))
       return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
-    auto vendor = [&] {
-      return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    };
-    return run({Collective::alltoall, comm, recvcount, recvtype, MPI_OP_NULL, sendbuf, recvbuf,
-                sendcount, sendtype},
-               vendor);
+    int size = 1, inter = 0;
+    MPI_Comm_test_inter(comm, &inter);
+    if (inter)
+      MPI_Comm_remote_size(comm, &size);
+    else
+      MPI_Comm_size(comm, &size);
+    Call c{Collective::alltoall, comm, recvcount, MPI_OP_NULL, sendbuf, recvbuf};
+    c.sendcount = sendcount * size;
+    c.sendtype = sendtype;
+    c.recvcount = recvcount * size;
+    c.recvtype = recvtype;
+    return run(
+        c,
+        [&] {
+          return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+        },
+        no_units);
   });
 }
 
@@ -412,45 +634,20 @@ int PCOLL_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
     if (!in_place && (sent > 0 || received > 0) && aliased(sendbuf, recvbuf))
       return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
-    auto vendor = [&] {
-      return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                            recvtype, comm);
-    };
-    // This rank's layout in elements, displacements made non-negative by moving the buffer
-    // pointers to the lowest block used (MPI allows negative displacements). The plans need it
-    // only when the types are contiguous, where elements and extents agree.
-    Layout layout;
-    const auto P = static_cast<std::size_t>(peers);
-    auto rebase = [P](const int *counts, const int *displs, std::vector<std::size_t> &c,
-                      std::vector<std::size_t> &d) {
-      long long lo = 0;
-      for (std::size_t q = 0; q < P; ++q)
-        if (counts[q] > 0) lo = std::min<long long>(lo, displs[q]);
-      c.resize(P);
-      d.resize(P);
-      for (std::size_t q = 0; q < P; ++q) {
-        c[q] = static_cast<std::size_t>(counts[q]);
-        d[q] = counts[q] > 0 ? static_cast<std::size_t>(displs[q] - lo) : 0;
-      }
-      return lo;
-    };
-    const long long rlo = rebase(recvcounts, rdispls, layout.recvcounts, layout.rdispls);
-    const long long slo =
-        in_place ? rlo : rebase(sendcounts, sdispls, layout.sendcounts, layout.sdispls);
-    if (in_place) {
-      layout.sendcounts = layout.recvcounts;
-      layout.sdispls = layout.rdispls;
-    }
-    MPI_Aint lb = 0, rext = 1, sext = 1;
-    MPI_Type_get_extent(recvtype, &lb, &rext);
-    if (!in_place) MPI_Type_get_extent(sendtype, &lb, &sext);
-    char *recv = static_cast<char *>(recvbuf) + rlo * rext;
-    const void *send = in_place ? MPI_IN_PLACE : static_cast<const char *>(sendbuf) + slo * sext;
-    Call call{Collective::alltoallv, comm, 1, recvtype, MPI_OP_NULL, send, recv, 1, sendtype};
-    if (in_place) call.send_count = -1;
-    call.layout = &layout;
-    call.trace_count = static_cast<std::size_t>(received);
-    return run(call, vendor);
+    const VectorArgs v{peers, sendcounts, sdispls, recvcounts, rdispls};
+    // count 1 stands for "some data of these types": every rank has its own counts, so nothing
+    // count-dependent may be decided (the rank's peers could decide otherwise).
+    Call c{Collective::alltoallv, comm, 1, MPI_OP_NULL, sendbuf, recvbuf};
+    c.sendtype = sendtype;
+    c.recvtype = recvtype;
+    c.v = &v;
+    return run(
+        c,
+        [&] {
+          return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                rdispls, recvtype, comm);
+        },
+        no_units);
   });
 }
 
@@ -458,7 +655,6 @@ int PCOLL_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
   return guarded(comm, [&]() -> int {
     if (int rc = check_args(comm, count, datatype, MPI_OP_NULL, false); rc != MPI_SUCCESS)
       return rc;
-    auto vendor = [&] { return PMPI_Bcast(buffer, count, datatype, root, comm); };
     int inter = 0, size = 1;
     MPI_Comm_test_inter(comm, &inter);
     MPI_Comm_size(comm, &size);
@@ -466,9 +662,12 @@ int PCOLL_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     if (!inter && (root < 0 || root >= size)) return fail(comm, MPI_ERR_ROOT, "root out of range");
     if (null_data(buffer, count, datatype))
       return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
-    Call call{Collective::bcast, comm, count, datatype, MPI_OP_NULL, MPI_IN_PLACE, buffer};
-    call.root = inter ? 0 : root;
-    return run(call, vendor);
+    Call c{Collective::bcast, comm, count, MPI_OP_NULL, MPI_IN_PLACE, buffer};
+    c.recvcount = count;
+    c.recvtype = datatype;
+    c.root = inter ? 0 : root;
+    return run(
+        c, [&] { return PMPI_Bcast(buffer, count, datatype, root, comm); }, no_units);
   });
 }
 
@@ -476,7 +675,6 @@ int PCOLL_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
                  int root, MPI_Comm comm) {
   return guarded(comm, [&]() -> int {
     if (int rc = check_args(comm, count, datatype, op, true); rc != MPI_SUCCESS) return rc;
-    auto vendor = [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); };
     int inter = 0, size = 1, rank = 0;
     MPI_Comm_test_inter(comm, &inter);
     MPI_Comm_size(comm, &size);
@@ -489,10 +687,17 @@ int PCOLL_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
       return fail(comm, MPI_ERR_BUFFER, "MPI_IN_PLACE is for the root only");
     if (count > 0 && at_root && aliased(sendbuf, recvbuf))
       return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
-    // Off the root the receive buffer is not significant: the plans never touch it.
-    Call call{Collective::reduce, comm, count, datatype, op, sendbuf, recvbuf};
-    call.root = inter ? 0 : root;
-    return run(call, vendor);
+    // Off the root the receive buffer is not significant: no side, and the plans never touch it.
+    Call c{Collective::reduce, comm, count, op, sendbuf, recvbuf};
+    c.sendcount = count;
+    c.recvcount = at_root || inter ? count : 0;
+    c.sendtype = c.recvtype = datatype;
+    c.root = inter ? 0 : root;
+    return run(
+        c, [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
+        [&](const void *s, void *r, int n, MPI_Datatype t) {
+          return PMPI_Reduce(s, at_root ? r : nullptr, n, t, op, root, comm);
+        });
   });
 }
 
@@ -500,8 +705,10 @@ int PCOLL_Barrier(MPI_Comm comm) {
   return guarded(comm, [&]() -> int {
     if (comm == MPI_COMM_NULL) return fail(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_COMM_NULL");
     // One byte of scratch per message (the plans' unit): count 1 of MPI_BYTE, never user data.
-    return run({Collective::barrier, comm, 1, MPI_BYTE, MPI_OP_NULL, MPI_IN_PLACE, nullptr},
-               [&] { return PMPI_Barrier(comm); });
+    Call c{Collective::barrier, comm, 1, MPI_OP_NULL, MPI_IN_PLACE, nullptr};
+    c.recvtype = MPI_BYTE;
+    return run(
+        c, [&] { return PMPI_Barrier(comm); }, no_units);
   });
 }
 

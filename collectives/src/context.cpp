@@ -5,6 +5,7 @@
 #include <functional>
 #include <iterator>
 
+#include "datatype.hpp"
 #include "trace/recorder.hpp"
 
 namespace pcoll {
@@ -20,7 +21,7 @@ bool g_finalizing = false;
 MPI_Comm g_last_comm = MPI_COMM_NULL;
 Context *g_last_ctx = nullptr;
 
-constexpr std::size_t kMaxCachedPlans = 512;
+constexpr std::size_t kMaxCachedDecisions = 512;
 
 int delete_context(MPI_Comm, int, void *value, void *) {
   if (g_last_ctx == value) {
@@ -133,6 +134,10 @@ int Context::init(MPI_Comm user) {
   base_config_ = load_config();
   select_state();
   rc = check_agreement();
+  if (rc == MPI_SUCCESS && config_error_ == MPI_SUCCESS && *packing_problem() != '\0') {
+    if (rank_ == 0) report(packing_problem());
+    config_error_ = MPI_ERR_INTERN;
+  }
   if (rc == MPI_SUCCESS && config_error_ == MPI_SUCCESS)
     trace::on_new_communicator(comm_, base_config_);
   return rc;
@@ -204,13 +209,10 @@ int Context::pop_override() {
   return MPI_SUCCESS;
 }
 
-void Context::memo_store(Collective coll, int count, MPI_Datatype dt, MPI_Op op, int root,
-                         const Decision *d) {
-  const bool predefined_op = op == MPI_OP_NULL || op == MPI_SUM || op == MPI_PROD ||
-                             op == MPI_MAX || op == MPI_MIN || op == MPI_LAND || op == MPI_LOR ||
-                             op == MPI_LXOR || op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR ||
-                             op == MPI_MAXLOC || op == MPI_MINLOC;
-  memo_ = predefined_op ? Memo{coll, count, dt, op, root, d} : Memo{};
+void Context::memo_store(const MemoKey &k, const Signature &sig, const Decision *d) {
+  memo_.key = k;
+  memo_.sig = sig;
+  memo_.d = d;
 }
 
 void Context::select_state() {
@@ -245,39 +247,16 @@ void Context::select_state() {
   state_ = &it->second;
 }
 
-std::shared_ptr<const Plan> Context::find_plan(const std::string &key) const {
-  auto it = plans_.find(key);
-  return it == plans_.end() ? nullptr : it->second;
-}
-
-void Context::store_plan(const std::string &key, std::shared_ptr<const Plan> plan) {
-  if (plans_.size() >= kMaxCachedPlans) plans_.clear();  // bounded; rebuilding is cheap
-  plans_[key] = std::move(plan);
-}
-
-const Context::Decision *Context::find_decision(const DecisionKey &k) const {
-  auto it = state_->decisions.find(k);
-  return it == state_->decisions.end() ? nullptr : &it->second;
-}
-
-void Context::store_decision(const DecisionKey &k, Decision d) {
-  if (state_->decisions.size() >= kMaxCachedPlans) {
-    state_->decisions.clear();
+const Decision &Context::decision(const CallShape &shape) {
+  Decisions &cache = state_->decisions;
+  auto it = cache.find(shape);
+  if (it != cache.end()) return it->second;
+  if (cache.size() >= kMaxCachedDecisions) {  // bounded; deciding again is cheap
+    cache.clear();
     memo_ = Memo{};
   }
-  state_->decisions[k] = std::move(d);
   ++decisions_made_;
-}
-
-std::shared_ptr<const Plan> Context::LayoutPlans::find(const Layout &l) const {
-  for (const auto &e : entries)
-    if (e.first == l) return e.second;
-  return nullptr;
-}
-
-void Context::LayoutPlans::store(const Layout &l, std::shared_ptr<const Plan> p) {
-  if (entries.size() >= kKeep) entries.erase(entries.begin());  // the oldest
-  entries.emplace_back(l, std::move(p));
+  return cache.emplace(shape, decide(shape, config(), rules(), rank_)).first->second;
 }
 
 void *Context::scratch(std::size_t bytes) {

@@ -2,7 +2,8 @@
 // freed with it: a private duplicate communicator (so our messages can never match the
 // application's receives, not even MPI_ANY_SOURCE/MPI_ANY_TAG ones), the node-local size, the
 // configuration (checked for agreement across ranks at creation), per-communicator overrides,
-// the plan cache, reusable scratch memory and the fallback warnings already given.
+// the decision cache (one per configuration, with a one-entry memo in front) and reusable
+// scratch memory.
 #pragma once
 
 #include <mpi.h>
@@ -17,11 +18,13 @@
 #include <utility>
 #include <vector>
 
+#include "call.hpp"
 #include "config.hpp"
 #include "plan.hpp"
 #include "reduce.hpp"
 #include "registry.hpp"
 #include "rules.hpp"
+#include "select.hpp"
 
 namespace pcoll {
 
@@ -54,21 +57,17 @@ class Context {
   int push_override(int param, const std::string &value);
   int pop_override();
 
-  // Cached plan for `key`, or nullptr.
-  std::shared_ptr<const Plan> find_plan(const std::string &key) const;
-  void store_plan(const std::string &key, std::shared_ptr<const Plan> plan);
-
   // Scratch memory of at least `bytes`, reused across calls.
   void *scratch(std::size_t bytes);
   std::vector<MPI_Request> &requests() { return requests_; }
-  // The reducer of the last (predefined datatype, op) pair used: finding the kernel walks the
-  // type and op tables, which a loop calling with the same pair should pay for once. Only for
-  // predefined datatypes, whose handles never change meaning (an op handle freed and reused by
-  // MPI_Op_create goes through MPI_Reduce_local, which reads the handle at each call).
-  const Reducer &predefined_reducer(MPI_Datatype dt, MPI_Op op, const TypeInfo &ti) {
-    if (!reducer_ || reducer_dt_ != dt || reducer_op_ != op) {
-      reducer_.emplace(dt, op, ti);
-      reducer_dt_ = dt;
+  // The reducer of the last (predefined unit type, predefined op) pair used: finding the kernel
+  // walks the type and op tables, which a loop calling with the same pair should pay for once.
+  // Only for predefined types and ops, whose handles never change meaning (a user op's handle
+  // freed and reused by MPI_Op_create gets a reducer of its own at each call).
+  const Reducer &predefined_reducer(MPI_Datatype unit, std::size_t unit_bytes, MPI_Op op) {
+    if (!reducer_ || reducer_dt_ != unit || reducer_op_ != op) {
+      reducer_.emplace(unit, unit_bytes, op);
+      reducer_dt_ = unit;
       reducer_op_ = op;
     }
     return *reducer_;
@@ -78,56 +77,34 @@ class Context {
 
   bool intercomm() const { return inter_; }
 
-  // What a call of a given shape resolved to: the algorithm (after any fallback), its resolved
-  // parameters and plan. Cached per communicator for calls on predefined datatypes (their
-  // handles never change meaning), so a bulk-synchronous loop pays for selection and planning
-  // once; cleared whenever the configuration changes.
-  // Plans of a per-rank-layout collective (alltoallv) for the last few layouts seen with one
-  // decision: the layout is compared in full (4P numbers, no hash that could collide), so a
-  // loop that repeats its counts plans once and a call with other counts never gets a stale plan.
-  struct LayoutPlans {
-    static constexpr std::size_t kKeep = 4;
-    std::vector<std::pair<Layout, std::shared_ptr<const Plan>>> entries;  // most recent last
-    std::shared_ptr<const Plan> find(const Layout &l) const;
-    void store(const Layout &l, std::shared_ptr<const Plan> p);
-  };
-  struct Decision {
-    const AlgorithmInfo *algo = nullptr;
-    std::string trace_name;  // "vendor (fallback: reason)" when pcoll had to hand the call over
-    std::vector<std::pair<std::string, long long>> params;
-    std::shared_ptr<const Plan> plan;  // null for vendor, for count 0 and for layout collectives
-    TypeInfo type;
-    // Layout collectives: the request the plans are built from (its layout set per call), and
-    // the plans by layout (shared: the cached Decision is const, its plans are not).
-    PlanRequest req;
-    std::shared_ptr<LayoutPlans> layout_plans;
-  };
-  struct DecisionKey {
-    Collective coll;
-    int count;
-    MPI_Datatype dt;
-    bool commutative;
-    bool has_op;
-    int root = 0;  // bcast, reduce: plans differ per root
-    bool operator==(const DecisionKey &o) const {
-      return coll == o.coll && count == o.count && dt == o.dt && commutative == o.commutative &&
-             has_op == o.has_op && root == o.root;
+  // The decision for `shape` under the current configuration: from the cache, else made by
+  // decide() (select.hpp) and stored. Shapes hold only values every rank shares, so every rank
+  // finds or makes the same decision.
+  const Decision &decision(const CallShape &shape);
+  // A one-entry memo of the last call by its arguments as the user passed them, for calls whose
+  // datatype and op are predefined (their handles never change meaning; derived types and user
+  // ops are described anew, from their cached descriptions): a loop repeating its call finds its
+  // signature and decision without describing the datatype or hashing the shape. Forgotten
+  // whenever the decision cache or the configuration changes.
+  struct MemoKey {
+    Collective coll{};
+    int count = 0;
+    int sendcount = -1;  // -1 with MPI_IN_PLACE
+    MPI_Datatype recvtype = MPI_DATATYPE_NULL;
+    MPI_Datatype sendtype = MPI_DATATYPE_NULL;  // MPI_DATATYPE_NULL with MPI_IN_PLACE
+    MPI_Op op = MPI_OP_NULL;
+    int root = 0;
+    bool operator==(const MemoKey &o) const {
+      return count == o.count && recvtype == o.recvtype && op == o.op && coll == o.coll &&
+             sendtype == o.sendtype && sendcount == o.sendcount && root == o.root;
     }
   };
-  const Decision *find_decision(const DecisionKey &k) const;
-  void store_decision(const DecisionKey &k, Decision d);
-  // The last cached decision and the call it was for. Only predefined ops are remembered: their
-  // handles never change meaning, while a user op's handle may be freed and reused with another
-  // commutativity. Forgotten whenever the decision cache or the configuration changes.
-  const Decision *memo_find(Collective coll, int count, MPI_Datatype dt, MPI_Op op,
-                            int root) const {
-    return memo_.d != nullptr && memo_.count == count && memo_.dt == dt && memo_.op == op &&
-                   memo_.coll == coll && memo_.root == root
-               ? memo_.d
-               : nullptr;
+  const Decision *memo_find(const MemoKey &k, const Signature **sig) const {
+    if (memo_.d == nullptr || !(memo_.key == k)) return nullptr;
+    *sig = &memo_.sig;
+    return memo_.d;
   }
-  void memo_store(Collective coll, int count, MPI_Datatype dt, MPI_Op op, int root,
-                  const Decision *d);
+  void memo_store(const MemoKey &k, const Signature &sig, const Decision *d);
   // How many decisions were made (selection + planning: the slow path) on this communicator.
   std::size_t decisions_made() const { return decisions_made_; }
 
@@ -144,7 +121,6 @@ class Context {
   Config base_config_;
   using Overrides = std::vector<std::pair<int, std::string>>;
   Overrides overrides_;
-  std::unordered_map<std::string, std::shared_ptr<const Plan>> plans_;
   std::vector<char> scratch_;
 #ifdef PCOLL_SMPI
   void *shared_scratch_ = nullptr;  // SMPI_SHARED_MALLOC'd (sim_shared_bytes), never freed
@@ -154,14 +130,7 @@ class Context {
   std::optional<Reducer> reducer_;
   MPI_Datatype reducer_dt_ = MPI_DATATYPE_NULL;
   MPI_Op reducer_op_ = MPI_OP_NULL;
-  struct KeyHash {
-    std::size_t operator()(const DecisionKey &k) const {
-      return std::hash<const void *>{}(reinterpret_cast<const void *>(k.dt)) * 31 +
-             static_cast<std::size_t>(k.count) * 7 + static_cast<std::size_t>(k.coll) * 3 +
-             (k.commutative ? 1 : 0) + (k.has_op ? 2 : 0) + static_cast<std::size_t>(k.root) * 131;
-    }
-  };
-  using Decisions = std::unordered_map<DecisionKey, Decision, KeyHash>;
+  using Decisions = std::unordered_map<CallShape, Decision, CallShapeHash>;
   // The configuration and decisions of one override stack (the empty stack: the base).
   struct OverrideState {
     Config config;
@@ -178,11 +147,8 @@ class Context {
   OverrideState *state_ = nullptr;
   std::size_t decisions_made_ = 0;
   struct Memo {
-    Collective coll{};
-    int count = 0;
-    MPI_Datatype dt = MPI_DATATYPE_NULL;
-    MPI_Op op = MPI_OP_NULL;
-    int root = 0;
+    MemoKey key;
+    Signature sig;
     const Decision *d = nullptr;
   } memo_;
   void select_state();  // state_ = the state of overrides_, created on first use

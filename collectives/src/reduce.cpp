@@ -99,6 +99,39 @@ KernelFn bitwise_kernel(MPI_Op op) {
   return nullptr;
 }
 
+// MPI_MINLOC / MPI_MAXLOC on a pair type in packed form: the value (V), then the int index,
+// with no padding between pairs. The lower value wins (MINLOC; the higher for MAXLOC), equal
+// values keep the lower index (MPI 4.1 Sec. 6.9.4): commutative and associative, so every
+// algorithm's order gives the same pair.
+template <class V, bool Max>
+void pair_loop(const void *s, void *d, std::size_t n, bool) {
+  constexpr std::size_t stride = sizeof(V) + sizeof(int);
+  const auto *a = static_cast<const unsigned char *>(s);
+  auto *b = static_cast<unsigned char *>(d);
+  for (std::size_t i = 0; i < n; ++i, a += stride, b += stride) {
+    V u, v;
+    int iu, iv;
+    std::memcpy(&u, a, sizeof(V));
+    std::memcpy(&iu, a + sizeof(V), sizeof(int));
+    std::memcpy(&v, b, sizeof(V));
+    std::memcpy(&iv, b + sizeof(V), sizeof(int));
+    const bool take = Max ? u > v : u < v;
+    if (take) {
+      std::memcpy(b, &u, sizeof(V));
+      std::memcpy(b + sizeof(V), &iu, sizeof(int));
+    } else if (u == v && iu < iv) {
+      std::memcpy(b + sizeof(V), &iu, sizeof(int));
+    }
+  }
+}
+
+template <class V>
+KernelFn pair_kernel(MPI_Op op) {
+  if (op == MPI_MINLOC) return pair_loop<V, false>;
+  if (op == MPI_MAXLOC) return pair_loop<V, true>;
+  return nullptr;
+}
+
 template <class T>
 KernelFn integer_kernel(MPI_Op op) {
   if (KernelFn k = arith_kernel<T>(op)) return k;
@@ -131,77 +164,47 @@ KernelFn find_kernel(MPI_Datatype t, MPI_Op op) {
   if (t == MPI_C_BOOL) return logical_kernel<bool>(op);
   // Byte: bitwise only.
   if (t == MPI_BYTE) return bitwise_kernel<unsigned char>(op);
+  // The pair types of MINLOC and MAXLOC, in packed form.
+  if (t == MPI_2INT) return pair_kernel<int>(op);
+  if (t == MPI_FLOAT_INT) return pair_kernel<float>(op);
+  if (t == MPI_DOUBLE_INT) return pair_kernel<double>(op);
+  if (t == MPI_LONG_INT) return pair_kernel<long>(op);
+  if (t == MPI_SHORT_INT) return pair_kernel<short>(op);
+  if (t == MPI_LONG_DOUBLE_INT) return pair_kernel<long double>(op);
   return nullptr;
 }
 
-TypeInfo describe_type(MPI_Datatype dt) {
-  TypeInfo ti;
-  int size = 0;
-  MPI_Type_size(dt, &size);
-  MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
-  MPI_Type_get_extent(dt, &lb, &extent);
-  MPI_Type_get_true_extent(dt, &tlb, &textent);
-  ti.size = static_cast<std::size_t>(size);
-  ti.contiguous = size > 0 && lb == 0 && tlb == 0 && extent == size && textent == size;
-  // Walk MPI_Type_dup / MPI_Type_contiguous chains down to a predefined type.
-  MPI_Datatype cur = dt;
-  int factor = 1;
-  bool owned = false;  // `cur` is a derived handle returned by MPI_Type_get_contents
-  for (;;) {
-    int ni = 0, na = 0, nd = 0, combiner = 0;
-    MPI_Type_get_envelope(cur, &ni, &na, &nd, &combiner);
-    if (combiner == MPI_COMBINER_NAMED) {
-      ti.base = cur;
-      ti.base_per_elem = factor;
-      ti.predefined = cur == dt;
-      break;
-    }
-    if ((combiner != MPI_COMBINER_CONTIGUOUS && combiner != MPI_COMBINER_DUP) || nd != 1 ||
-        ni > 1 || na != 0) {
-      break;
-    }
-    int ints[1] = {1};
-    MPI_Datatype inner;
-    MPI_Type_get_contents(cur, ni, 0, 1, ints, nullptr, &inner);
-    if (combiner == MPI_COMBINER_CONTIGUOUS) factor *= ints[0];
-    if (owned) MPI_Type_free(&cur);
-    cur = inner;
-    int ni2 = 0, na2 = 0, nd2 = 0, comb2 = 0;
-    MPI_Type_get_envelope(cur, &ni2, &na2, &nd2, &comb2);
-    owned = comb2 != MPI_COMBINER_NAMED;
-  }
-  if (owned) MPI_Type_free(&cur);
-  return ti;
+bool is_predefined_op(MPI_Op op) {
+  return op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN || op == MPI_LAND ||
+         op == MPI_LOR || op == MPI_LXOR || op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR ||
+         op == MPI_MAXLOC || op == MPI_MINLOC;
 }
 
-Reducer::Reducer(MPI_Datatype dt, MPI_Op op, const TypeInfo &ti)
-    : dt_(dt), op_(op), elem_bytes_(ti.size), base_per_elem_(ti.base_per_elem) {
+Reducer::Reducer(MPI_Datatype unit, std::size_t unit_bytes, MPI_Op op)
+    : unit_(unit), op_(op), predefined_op_(is_predefined_op(op)), unit_bytes_(unit_bytes) {
   // Predefined ops are all commutative and symmetric in their operands (MINLOC/MAXLOC break ties
   // by the smaller index), so MPI_Reduce_local's orientation does not matter for them.
-  predefined_op_ = op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN ||
-                   op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR || op == MPI_BAND ||
-                   op == MPI_BOR || op == MPI_BXOR || op == MPI_MAXLOC || op == MPI_MINLOC;
-  if (ti.base != MPI_DATATYPE_NULL && predefined_op_) kernel_ = find_kernel(ti.base, op);
+  if (predefined_op_) kernel_ = find_kernel(unit, op);
 }
 
 int Reducer::apply(const void *src, void *dst, std::size_t n, bool src_is_left) const {
   if (n == 0) return MPI_SUCCESS;
   if (kernel_) {
-    kernel_(src, dst, n * static_cast<std::size_t>(base_per_elem_), src_is_left);
+    kernel_(src, dst, n, src_is_left);
     return MPI_SUCCESS;
   }
   // MPI_Reduce_local takes an int count: go in chunks.
   const std::size_t chunk = static_cast<std::size_t>(INT_MAX);
   for (std::size_t done = 0; done < n; done += chunk) {
     const int c = static_cast<int>(n - done < chunk ? n - done : chunk);
-    const char *s = static_cast<const char *>(src) + done * elem_bytes_;
-    char *d = static_cast<char *>(dst) + done * elem_bytes_;
+    const char *s = static_cast<const char *>(src) + done * unit_bytes_;
+    char *d = static_cast<char *>(dst) + done * unit_bytes_;
     int rc;
     if (src_is_left || predefined_op_) {
-      rc = MPI_Reduce_local(s, d, c, dt_, op_);  // d = s (op) d
+      rc = MPI_Reduce_local(s, d, c, unit_, op_);  // d = s (op) d
     } else {
-      rc = MPI_Reduce_local(d, const_cast<char *>(s), c, dt_, op_);  // s = d (op) s
-      if (rc == MPI_SUCCESS) std::memcpy(d, s, static_cast<std::size_t>(c) * elem_bytes_);
+      rc = MPI_Reduce_local(d, const_cast<char *>(s), c, unit_, op_);  // s = d (op) s
+      if (rc == MPI_SUCCESS) std::memcpy(d, s, static_cast<std::size_t>(c) * unit_bytes_);
     }
     if (rc != MPI_SUCCESS) return rc;
   }

@@ -2,19 +2,45 @@
 
 #include <climits>
 #include <limits>
+#include <memory>
+
+#include "plan.hpp"
 
 namespace pcoll {
 
+CallShape CallShape::of(Collective coll, int P, std::size_t count, std::size_t type_size) {
+  CallShape s;
+  s.coll = coll;
+  s.size = P;
+  s.reduction = collective_info(coll).takes_op;
+  s.count = s.reduction ? count : count * type_size;
+  s.unit = s.reduction ? type_size : 1;
+  return s;
+}
+
+CallShape CallShape::in_units(Collective coll, int P, std::size_t count, std::size_t unit) {
+  CallShape s;
+  s.coll = coll;
+  s.size = P;
+  s.reduction = collective_info(coll).takes_op;
+  s.count = count;
+  s.unit = unit;
+  return s;
+}
+
+// Every reason here depends only on values all ranks share (the communicator's kind, the
+// signature's size and base type, the op), never on a rank's buffer layout, so every rank
+// falls back alike.
 std::string common_failure(const CallShape &s) {
   if (s.intercomm) return "inter-communicators are served by the vendor MPI only";
-  if (!s.type.contiguous && s.count > 0)
-    return "the datatype is not contiguous (gaps or a non-zero lower bound)";
-  if (!s.send_matches && s.count > 0)
-    return "the send type and count do not lay out the data like the receive type and count "
-           "(a non-contiguous send type, or a different size: the vendor checks the type "
-           "signatures)";
+  if (s.count > 0 && s.issue == TypeIssue::mixed_base)
+    return "the datatype mixes basic types (or holds one pcoll cannot walk), and MPI's "
+           "predefined ops reduce per basic type";
+  if (s.count > 0 && s.issue == TypeIssue::user_op_layout)
+    return "a user-defined op on a datatype with gaps or a non-zero lower bound (the op reads "
+           "the datatype's memory layout)";
   const std::size_t total = collective_info(s.coll).vector_elems(s.count, s.size);
-  if (total * s.type.size > static_cast<std::size_t>(INT_MAX))
+  if (total * s.unit > static_cast<std::size_t>(INT_MAX))
     return "the message exceeds 2 GiB, the largest single transfer the executor posts";
   return {};
 }
@@ -22,7 +48,7 @@ std::string common_failure(const CallShape &s) {
 std::string restriction_failure(const AlgorithmInfo &algo, const CallShape &s, const Config &cfg) {
   if (algo.is_vendor()) return {};
   if (std::string e = common_failure(s); !e.empty()) return e;
-  if (algo.restrictions.needs_commutative && s.needs_reduction && !s.commutative)
+  if (algo.restrictions.needs_commutative && s.reduction && !s.commutative)
     return std::string(algo.name) + " needs a commutative op and the op is not";
   if (algo.check) return algo.check(plan_request(algo, cfg, 0, s));
   return {};
@@ -35,7 +61,7 @@ PlanRequest plan_request(const AlgorithmInfo &algo, const Config &cfg, int rank,
   req.rank = rank;
   req.size = shape.size;
   req.count = shape.count;
-  req.type_size = shape.type.size ? shape.type.size : 1;
+  req.type_size = shape.unit ? shape.unit : 1;
   req.ranks_per_node = shape.ranks_per_node;
   req.root = shape.root;
   for (const char *p : algo.params) req.params.emplace_back(p, cfg.integer(p));
@@ -54,7 +80,7 @@ const AlgorithmInfo *auto_choice(Collective coll, const Config &cfg, const CallS
     req.coll = coll;
     req.size = shape.size;
     req.count = shape.count;
-    req.type_size = shape.type.size ? shape.type.size : 1;
+    req.type_size = shape.unit ? shape.unit : 1;
     req.ranks_per_node = shape.ranks_per_node;
     req.root = shape.root;
     for (const char *p : row.auto_params) req.params.emplace_back(p, cfg.integer(p));
@@ -78,7 +104,7 @@ const AlgorithmInfo *auto_choice(Collective coll, const Config &cfg, const CallS
 }
 
 std::size_t rule_bytes(const CallShape &shape) {
-  return collective_info(shape.coll).vector_elems(shape.count, shape.size) * shape.type.size;
+  return collective_info(shape.coll).vector_elems(shape.count, shape.size) * shape.unit;
 }
 
 Config effective_config(const Config &cfg, const Selection &sel) {
@@ -94,18 +120,8 @@ Selection select_algorithm(const Config &cfg, const Rules *rules, const CallShap
     const Rule *r = rules && common_failure(shape).empty()
                         ? rules->match(shape.coll, shape.size, rule_bytes(shape))
                         : nullptr;
-    // A rule measured on predefined types says nothing about reductions on derived ones, which
-    // MPI's predefined ops do not accept (pcoll's algorithms reduce them by their base type):
-    // before rules, auto never sent such a call to the vendor, and a rule must not either.
-    if (r != nullptr && r->algo->is_vendor() && shape.needs_reduction && !shape.type.predefined) {
-      sel.why = "rule " + r->describe() +
-                " skipped (the vendor's predefined ops take predefined "
-                "datatypes only); ";
-      r = nullptr;
-      sel.algo = sel.requested = auto_choice(shape.coll, cfg, shape);
-      sel.why += "the cost model (lowest model time)";
-      return sel;
-    }
+    // A rule naming vendor serves reductions on derived datatypes too: api.cpp hands the
+    // vendor such calls in their base type (the signature), which every MPI accepts.
     if (r != nullptr) {
       const std::string no = restriction_failure(
           *r->algo, shape, r->params.empty() ? cfg : with_overrides(cfg, r->params));
@@ -130,6 +146,89 @@ Selection select_algorithm(const Config &cfg, const Rules *rules, const CallShap
   sel.fallback_reason = restriction_failure(*sel.requested, shape, cfg);
   sel.algo = sel.fallback_reason.empty() ? sel.requested : find_algorithm(shape.coll, "vendor");
   return sel;
+}
+
+namespace {
+
+// "vendor (fallback: REASON)", the algorithm name the trace records for a call pcoll handed to
+// the vendor: the reason up to its first parenthesis, short enough for the trace's column.
+std::string fallback_label(const std::string &reason) {
+  std::string r = reason.substr(0, reason.find(" ("));
+  if (r.size() > 72) r = r.substr(0, 69) + "...";
+  return "vendor (fallback: " + r + ")";
+}
+
+// Why the call goes to the vendor although the configuration did not ask for it: the explicit
+// algorithm's failed restriction, or for `auto` the first of pcoll's algorithms' (their common
+// checks, inter-communicators, type issues, size, come first); empty when pcoll serves it.
+std::string fallback_reason(const Config &cfg, const Selection &sel, const CallShape &shape) {
+  if (!sel.fallback_reason.empty()) return sel.fallback_reason;
+  // A rule that names vendor is a measured choice (nothing beat it), not a fallback.
+  if (!sel.algo->is_vendor() || sel.rule != nullptr ||
+      cfg.get(collective_name(shape.coll)) == "vendor")
+    return {};
+  for (const AlgorithmInfo *a : algorithms_of(shape.coll)) {
+    if (a->is_vendor()) continue;
+    std::string why = restriction_failure(*a, shape, cfg);
+    if (!why.empty()) return why;
+  }
+  return {};
+}
+
+}  // namespace
+
+Decision decide(const CallShape &shape, const Config &cfg, const Rules *rules, int rank) {
+  Decision d;
+  d.selection = select_algorithm(cfg, rules, shape);
+  const Selection &sel = d.selection;
+  d.algo = sel.algo;
+  d.fallback_reason = fallback_reason(cfg, sel, shape);
+  if (!d.fallback_reason.empty()) {
+    // The policy: `auto` never fails a call (when none of pcoll's algorithms can serve it, the
+    // vendor does); an explicit algorithm fails it under PCOLL_FALLBACK=error.
+    const std::string &mode = cfg.get("fallback");
+    const bool is_auto = sel.fallback_reason.empty();
+    const std::string msg = std::string(collective_name(shape.coll)) + " algorithm '" +
+                            (is_auto ? "auto" : sel.requested->name) +
+                            "' cannot serve this call: " + d.fallback_reason;
+    if (mode == "error" && !is_auto) {
+      d.error = MPI_ERR_ARG;
+      d.error_message = msg + " (PCOLL_FALLBACK=error)";
+    } else if (mode == "warn") {
+      d.warnings.push_back(msg +
+                           "; using vendor instead (warned once per process and reason; "
+                           "PCOLL_FALLBACK=silent hides this)");
+    }
+    d.trace_name = fallback_label(d.fallback_reason);
+  }
+  if (d.error != 0 || sel.algo->is_vendor()) return d;
+  const PlanRequest req = plan_request(*sel.algo, effective_config(cfg, sel), rank, shape);
+  if (sel.algo->warning && cfg.get("fallback") == "warn") {
+    // Shapes an algorithm handles poorly (e.g. CHiArA without a usable batch size) are said once.
+    const std::string note = sel.algo->warning(req);
+    if (!note.empty())
+      d.warnings.push_back(std::string(collective_name(shape.coll)) + " " + sel.algo->name + ": " +
+                           note);
+  }
+  d.params = req.params;
+  if (collective_info(shape.coll).per_rank_layout()) {  // plans by layout, per call
+    d.req = req;
+    d.layout_plans = std::make_shared<LayoutPlans>();
+  } else if (shape.count > 0) {
+    d.plan = std::make_shared<const Plan>(make_plan(*sel.algo, req));
+  }
+  return d;
+}
+
+std::shared_ptr<const Plan> LayoutPlans::find(const Layout &l) const {
+  for (const auto &e : entries)
+    if (e.first == l) return e.second;
+  return nullptr;
+}
+
+void LayoutPlans::store(const Layout &l, std::shared_ptr<const Plan> p) {
+  if (entries.size() >= kKeep) entries.erase(entries.begin());  // the oldest
+  entries.emplace_back(l, std::move(p));
 }
 
 }  // namespace pcoll

@@ -1,36 +1,91 @@
-// Selection: which algorithm serves a call. Precedence: per-communicator override (C++ scoped
-// override / PCOLL_Config_push) > PCOLL_<COLLECTIVE> environment variable > `auto`.
-// `auto` takes, in this order: the first rule of the rules file (PCOLL_RULES, rules.hpp: measured
-// choices, vendor included) whose (P, bytes) ranges hold the call and whose algorithm can serve
-// it; the collective's own size rule (alltoall's pairwise threshold); the algorithm with the
-// lowest closed-form alpha-beta-gamma time (PCOLL_MODEL_ALPHA/BETA/GAMMA). The choice depends
-// only on values every rank agrees on (P, count, datatype size and layout, op commutativity and
-// the configuration, which is checked for agreement), so all ranks choose alike.
+// The decision layer: a call is described once (CallShape, by values every rank shares) and
+// decided once (decide(): algorithm, parameters, why, fallback, plan). api.cpp builds the shape
+// and runs the decision; pcoll-info, collbench and the tests call the same decide().
+//
+// Precedence: per-communicator override (C++ scoped override / PCOLL_Config_push) >
+// PCOLL_<COLLECTIVE> environment variable > `auto`. `auto` takes, in this order: the first rule
+// of the rules file (PCOLL_RULES, rules.hpp: measured choices, vendor included) whose (P, bytes)
+// ranges hold the call and whose algorithm can serve it; the collective's own size rule
+// (alltoall's pairwise threshold); the algorithm with the lowest closed-form alpha-beta-gamma
+// time (PCOLL_MODEL_ALPHA/BETA/GAMMA).
+//
+// Every rank must choose alike, so nothing here may depend on a rank's own buffer layout: a
+// call is described by its type signature (datatype.hpp), not by its datatypes. Reductions are
+// counted in units of their base type (or of the user's datatype for a user-defined op, which
+// MPI requires to be the same on every rank), data movement in bytes.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "config.hpp"
-#include "reduce.hpp"
 #include "registry.hpp"
 #include "rules.hpp"
 
 namespace pcoll {
 
+struct Plan;
+
+// A property of the call's type signature (so shared by all ranks) that keeps pcoll's own
+// algorithms from serving it: the call then goes to the vendor MPI.
+enum class TypeIssue : std::uint8_t {
+  none,
+  // A reduction with a predefined op on a typemap that mixes basic types (or holds one pcoll
+  // cannot walk): MPI's predefined ops are defined per basic type.
+  mixed_base,
+  // A user-defined op on a datatype whose elements are not dense in memory: MPI calls the op
+  // with the user's datatype on its memory layout, which packing would change. MPI requires
+  // reductions to use the same datatype on every rank, so this is shared too.
+  user_op_layout,
+};
+
 struct CallShape {
-  Collective coll;
+  Collective coll{};
   int size = 1;
-  std::size_t count = 0;  // allreduce: elements; reduce_scatter_block, allgather: per rank
-  TypeInfo type;
-  bool commutative = true;
+  int ranks_per_node = 0;  // resolved node size (0: one node)
   bool intercomm = false;
-  bool needs_reduction = true;  // false for allgather: no op involved
-  int ranks_per_node = 0;       // resolved node size (0: one node)
-  // The send side (sendcount, sendtype) lays its data out byte for byte like the receive side
-  // (count, type): the same or MPI_IN_PLACE, or a contiguous type of the same total size. Plans
-  // move bytes in elements of the receive type; anything else is the vendor's.
-  bool send_matches = true;
+  // Units of the signature: reductions count values of the base type (a user op: elements of
+  // its datatype), data movement counts bytes. allreduce, reduce, bcast: the whole vector;
+  // reduce_scatter_block, allgather, alltoall: one rank's block; alltoallv, barrier: 1.
+  std::size_t count = 0;
+  std::size_t unit = 1;  // bytes per unit, in packed form
+  bool reduction = false;
+  bool commutative = true;
   int root = 0;  // bcast, reduce
+  TypeIssue issue = TypeIssue::none;
+
+  // A shape from (count, type size) as the tools give them: for collectives without an op the
+  // count becomes bytes (unit 1), for reductions it stays in units of type_size.
+  static CallShape of(Collective coll, int P, std::size_t count, std::size_t type_size = 1);
+  // A shape of `count` units of `unit` bytes as given (the symbolic tests plan data movement in
+  // elements too: a plan is the same whatever its unit).
+  static CallShape in_units(Collective coll, int P, std::size_t count, std::size_t unit);
+
+  bool operator==(const CallShape &o) const {
+    return coll == o.coll && size == o.size && ranks_per_node == o.ranks_per_node &&
+           intercomm == o.intercomm && count == o.count && unit == o.unit &&
+           reduction == o.reduction && commutative == o.commutative && root == o.root &&
+           issue == o.issue;
+  }
+  std::size_t bytes() const { return count * unit; }
+};
+
+struct CallShapeHash {
+  std::size_t operator()(const CallShape &s) const {
+    std::size_t h = static_cast<std::size_t>(s.coll);
+    auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    mix(s.count);
+    mix(s.unit);
+    mix(static_cast<std::size_t>(s.root));
+    mix(static_cast<std::size_t>(s.size));
+    mix((s.reduction ? 1u : 0u) | (s.commutative ? 2u : 0u) | (s.intercomm ? 4u : 0u) |
+        (static_cast<unsigned>(s.issue) << 3));
+    return h;
+  }
 };
 
 struct Selection {
@@ -41,8 +96,44 @@ struct Selection {
   std::string why;              // how `auto` chose (pcoll-info --select)
 };
 
-// Why none of pcoll's algorithms can serve `shape` (inter-communicator, non-contiguous type,
-// mismatched send side, over 2 GiB); empty when they may.
+// Plans of a per-rank-layout collective (alltoallv) for the last few layouts seen with one
+// decision: the layout is compared in full (4P numbers, no hash that could collide), so a loop
+// that repeats its counts plans once and a call with other counts never gets a stale plan.
+struct LayoutPlans {
+  static constexpr std::size_t kKeep = 4;
+  std::vector<std::pair<Layout, std::shared_ptr<const Plan>>> entries;  // most recent last
+  std::shared_ptr<const Plan> find(const Layout &l) const;
+  void store(const Layout &l, std::shared_ptr<const Plan> p);
+};
+
+// What a call of one shape resolved to. Cached per communicator and configuration (context.hpp),
+// so a bulk-synchronous loop pays for selection and planning once.
+struct Decision {
+  const AlgorithmInfo *algo = nullptr;  // after any fallback
+  Selection selection;                  // how it was chosen
+  std::string fallback_reason;          // why the call goes to the vendor unasked, or empty
+  std::string trace_name;  // "vendor (fallback: reason)" when pcoll had to hand the call over
+  // PCOLL_FALLBACK=error and a fallback: the call fails with this code and message.
+  int error = 0;
+  std::string error_message;
+  // Warnings to say once per process (PCOLL_FALLBACK=warn): the fallback, an algorithm's note.
+  std::vector<std::string> warnings;
+  std::vector<std::pair<std::string, long long>> params;  // resolved parameters
+  std::shared_ptr<const Plan> plan;  // null for vendor, for count 0 and for layout collectives
+  // Layout collectives: the request the plans are built from (its layout set per call), and
+  // the plans by layout (shared: a cached Decision is const, its plans are not).
+  PlanRequest req;
+  std::shared_ptr<LayoutPlans> layout_plans;
+
+  const char *label() const { return trace_name.empty() ? algo->name : trace_name.c_str(); }
+};
+
+// The one decision function: selection, fallback policy (PCOLL_FALLBACK), parameters and the
+// plan of rank `rank`. `rules` may be null (no rules).
+Decision decide(const CallShape &shape, const Config &cfg, const Rules *rules, int rank);
+
+// Why none of pcoll's algorithms can serve `shape` (inter-communicator, a type issue, over
+// 2 GiB); empty when they may.
 std::string common_failure(const CallShape &shape);
 // Why `algo` cannot serve `shape` with configuration `cfg` (empty when it can).
 std::string restriction_failure(const AlgorithmInfo &algo, const CallShape &shape,

@@ -183,16 +183,15 @@ int main(int argc, char **argv) {
   if (ranks < 1) die("--ranks P (P >= 1) is required");
   if (count < 0) die("--count N (N >= 0) is required");
   const Collective coll = parse_collective(coll_name);
-  CallShape shape{coll, ranks, static_cast<std::size_t>(count), {}, true, false};
-  shape.type.size = type_size(type);
-  shape.type.contiguous = true;
-  shape.type.predefined = true;  // what --type names: a predefined type of that size
+  // The call in its signature's units (bytes for data movement), as every rank would see it.
+  const std::size_t tsize = type_size(type);
+  CallShape shape = CallShape::of(coll, ranks, static_cast<std::size_t>(count), tsize);
   shape.ranks_per_node = rpn;
   CostParams cost = cost_params(cfg);
   if (alpha_set) cost.alpha = alpha;
   if (beta_set) cost.beta = beta;
   if (gamma_set) cost.gamma = gamma;
-  const double bytes = double(shape.count * shape.type.size);
+  const double bytes = double(shape.bytes());
 
   if (mode == "select") {
     std::string rules_error;
@@ -201,8 +200,8 @@ int main(int argc, char **argv) {
     const Selection sel = select_algorithm(cfg, rules.get(), shape);
     const AlgorithmInfo *model_best = auto_choice(coll, cfg, shape);
     std::printf("%s, P=%d, %lld x %zu B = %s; model alpha=%g s beta=%g s/B gamma=%g s/B\n",
-                collective_name(coll), ranks, count, shape.type.size, human_bytes(bytes).c_str(),
-                cost.alpha, cost.beta, cost.gamma);
+                collective_name(coll), ranks, count, tsize, human_bytes(bytes).c_str(), cost.alpha,
+                cost.beta, cost.gamma);
     std::printf("rules: %s%s%s\n", rules->source.c_str(),
                 rules->origin.empty() ? "" : "; origin: ", rules->origin.c_str());
     for (const AlgorithmInfo *a : algorithms_of(coll)) {
@@ -242,9 +241,9 @@ int main(int argc, char **argv) {
     std::cerr << "pcoll-info: the plan is broken: " << s.error << "\n";
     return 1;
   }
-  const Ledger L = compute_ledger(s, shape.type.size, cost, rpn);
-  std::string verdict = "not run (P > 64 or count > 10^6: shape only)";
-  if (ranks <= 64 && count <= 1000000) {
+  const Ledger L = compute_ledger(s, shape.unit, cost, rpn);
+  std::string verdict = "not run (P > 64 or over 10^6 units: shape only)";
+  if (ranks <= 64 && shape.count <= 1000000) {
     VerifyOptions vo;
     vo.expect = collective_info(coll).expect;
     vo.count = shape.count;
@@ -263,7 +262,7 @@ int main(int argc, char **argv) {
     verdict = e.empty() ? "correct (symbolic execution): " + what : "WRONG: " + e;
   }
   std::printf("plan %s/%s  P=%d  count=%lld x %zu B = %s\n", collective_name(coll), algo->name,
-              ranks, count, shape.type.size, human_bytes(bytes).c_str());
+              ranks, count, tsize, human_bytes(bytes).c_str());
   for (const auto &p : req.params)
     std::printf("  parameter %s = %s\n", p.first.c_str(), param_text(p.first, p.second).c_str());
   if (algo->explain) std::printf("  resolved               %s\n", algo->explain(req).c_str());
@@ -289,7 +288,9 @@ int main(int argc, char **argv) {
   if (algo->model) std::printf("  closed form            %.3f us\n", algo->model(req, cost) * 1e6);
   if (show_rank >= 0 && show_rank < ranks) {
     const Plan &p = s.plans[show_rank];
-    std::printf("rank %d: %zu rounds, tmp %zu elements\n", show_rank, p.rounds.size(), p.tmp_elems);
+    std::printf("rank %d: %zu rounds, tmp %zu units; ranges in units of %zu B (%s)\n", show_rank,
+                p.rounds.size(), p.tmp_elems, shape.unit,
+                shape.reduction ? "values of the base type" : "bytes of the packed data");
     for (std::size_t k = 0; k < p.rounds.size(); ++k) {
       const Round &r = p.rounds[k];
       std::printf("  round %zu [%s]", k, p.phases[r.phase].c_str());

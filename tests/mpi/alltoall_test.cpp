@@ -149,17 +149,23 @@ TEST_CASE("alltoall: send and receive types that differ", "[alltoall]") {
     PCOLL_Get_last_algorithm(comm, &used);
     if (rc != MPI_SUCCESS || got != expected) f.add(std::string("triple -> int wrong: ") + algo);
     if (std::string(used) == "vendor") f.add(std::string("triple -> int fell back: ") + algo);
-    // A non-contiguous send type with the same signature: the vendor, through the fallback
-    // policy (silent here; error would refuse it).
+    // A non-contiguous send type with the same signature: packed, and served by the same
+    // algorithm (a fallback decided on one rank's layout would leave its peers waiting).
     std::vector<int> spread(2 * B * P, -3);
     for (int i = 0; i < B * P; ++i) spread[2 * i] = in[i];
     {
-      pcoll::ScopedConfig quiet(comm, "fallback", "silent");
+      pcoll::ScopedConfig strict(comm, "fallback", "error");
       got.assign(B * P, -1);
       rc = PCOLL_Alltoall(spread.data(), 1, strided_block, got.data(), B, MPI_INT, comm);
       PCOLL_Get_last_algorithm(comm, &used);
       if (rc != MPI_SUCCESS || got != expected) f.add(std::string("strided -> int wrong: ") + algo);
-      if (std::string(used) != "vendor") f.add(std::string("strided not vendor: ") + algo);
+      if (std::string(used) == "vendor") f.add(std::string("strided fell back: ") + algo);
+      // And the other way round: contiguous send, strided receive.
+      std::vector<int> spread_got(2 * B * P, -3), spread_want(2 * B * P, -3);
+      for (int i = 0; i < B * P; ++i) spread_want[2 * i] = expected[i];
+      rc = PCOLL_Alltoall(in.data(), B, MPI_INT, spread_got.data(), 1, strided_block, comm);
+      if (rc != MPI_SUCCESS || spread_got != spread_want)
+        f.add(std::string("int -> strided wrong: ") + algo);
     }
   }
   MPI_Type_free(&triple);
@@ -189,13 +195,13 @@ TEST_CASE("alltoall: errors are MPI error classes", "[alltoall][errors]") {
   CHECK(cls(PCOLL_Alltoall(a.data(), 2, MPI_INT, nullptr, 2, MPI_INT, comm)) == MPI_ERR_BUFFER);
   CHECK(cls(PCOLL_Alltoall(a.data(), 2, MPI_INT, b.data(), 2, MPI_INT, MPI_COMM_NULL)) ==
         MPI_ERR_COMM);
-  {  // A call the chosen algorithm cannot serve, under PCOLL_FALLBACK=error: MPI_ERR_ARG.
-    Overrides use(comm, {{"alltoall", "pairwise"}, {"fallback", "error"}});
+  {  // A send side whose signature cannot match the receive side's: MPI_ERR_ARG on the rank
+     // that passes it (here every rank, so no peer waits).
     MPI_Datatype gappy;
     MPI_Type_vector(2, 1, 2, MPI_INT, &gappy);
     MPI_Type_commit(&gappy);
     std::vector<int> big(4 * P);
-    CHECK(cls(PCOLL_Alltoall(big.data(), 1, gappy, b.data(), 2, MPI_INT, comm)) == MPI_ERR_ARG);
+    CHECK(cls(PCOLL_Alltoall(big.data(), 1, gappy, b.data(), 3, MPI_INT, comm)) == MPI_ERR_ARG);
     MPI_Type_free(&gappy);
   }
   // Still usable afterwards.

@@ -58,9 +58,7 @@ Schedule schedule_of(const std::string &algo, const Set &set, int P, std::size_t
   for (const auto &s : set) ov.emplace_back(param_index(s.first), s.second);
   cfg = with_overrides(cfg, ov);
   const AlgorithmInfo *a = find_algorithm(Collective::allreduce, algo);
-  CallShape shape{Collective::allreduce, P, count, {}, true, false};
-  shape.type.size = 8;
-  shape.type.contiguous = true;
+  CallShape shape = CallShape::in_units(Collective::allreduce, P, count, 8);
   return make_schedule(build_all(*a, plan_request(*a, cfg, 0, shape)));
 }
 
@@ -223,9 +221,7 @@ TEST_CASE("chiara: stages, per-phase rounds and rotating lane roots", "[plan][ch
 
 TEST_CASE("chiara: a batch size that does not divide P is refused with a reason", "[chiara]") {
   Config cfg = with_overrides(load_config(), {{param_index("chiara_batch"), "5"}});
-  CallShape shape{Collective::allreduce, 12, 100, {}, true, false};
-  shape.type.size = 8;
-  shape.type.contiguous = true;
+  CallShape shape = CallShape::in_units(Collective::allreduce, 12, 100, 8);
   const std::string why =
       restriction_failure(*find_algorithm(Collective::allreduce, "chiara"), shape, cfg);
   CHECK(why.find("does not divide P=12") != std::string::npos);
@@ -440,9 +436,7 @@ TEST_CASE("chiara_loglane: auto LaneOp follows the block size", "[chiara][loglan
   auto lane_of = [](int P, std::size_t count, const char *cross) {
     Config cfg = with_overrides(load_config(), {{param_index("chiara_lane_crossover"), cross}});
     const AlgorithmInfo *a = find_algorithm(Collective::allreduce, "chiara_loglane");
-    CallShape shape{Collective::allreduce, P, count, {}, true, false};
-    shape.type.size = 8;
-    shape.type.contiguous = true;
+    CallShape shape = CallShape::in_units(Collective::allreduce, P, count, 8);
     shape.ranks_per_node = 32;
     const PlanRequest req = plan_request(*a, cfg, 0, shape);
     return chiara_lane_mode(req, chiara_shape(req, count));

@@ -41,9 +41,8 @@ TEST_CASE("every default is valid and every algorithm parameter is declared", "[
 }
 
 TEST_CASE("restrictions: non-commutative ops never reach ring", "[select]") {
-  CallShape s{Collective::allreduce, 4, 100, {}, false, false};
-  s.type.size = 8;
-  s.type.contiguous = true;
+  CallShape s = CallShape::in_units(Collective::allreduce, 4, 100, 8);
+  s.commutative = false;
   Config cfg = load_config();
   REQUIRE_FALSE(
       restriction_failure(*find_algorithm(Collective::allreduce, "ring"), s, cfg).empty());
@@ -56,7 +55,7 @@ TEST_CASE("restrictions: non-commutative ops never reach ring", "[select]") {
       const AlgorithmInfo *a = auto_choice(Collective::allreduce, cfg, s);
       REQUIRE_FALSE(a->restrictions.needs_commutative);
     }
-  s.type.contiguous = false;
+  s.issue = TypeIssue::user_op_layout;
   REQUIRE_FALSE(
       restriction_failure(*find_algorithm(Collective::allreduce, "naive"), s, cfg).empty());
 }

@@ -17,9 +17,7 @@ namespace {
 Ledger ledger_of(const std::string &name, int P, std::size_t count, const CostParams &c,
                  Collective coll = Collective::allreduce) {
   const AlgorithmInfo *a = find_algorithm(coll, name);
-  CallShape shape{coll, P, count, {}, true, false};
-  shape.type.size = 8;
-  shape.type.contiguous = true;
+  CallShape shape = CallShape::in_units(coll, P, count, 8);
   const Config cfg = load_config();
   const Schedule s = make_schedule(build_all(*a, plan_request(*a, cfg, 0, shape)));
   REQUIRE(s.error.empty());
@@ -29,9 +27,7 @@ Ledger ledger_of(const std::string &name, int P, std::size_t count, const CostPa
 double model_of(const std::string &name, int P, std::size_t count, const CostParams &c,
                 Collective coll = Collective::allreduce) {
   const AlgorithmInfo *a = find_algorithm(coll, name);
-  CallShape shape{coll, P, count, {}, true, false};
-  shape.type.size = 8;
-  shape.type.contiguous = true;
+  CallShape shape = CallShape::in_units(coll, P, count, 8);
   return a->model(plan_request(*a, load_config(), 0, shape), c);
 }
 

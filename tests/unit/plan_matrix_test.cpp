@@ -66,9 +66,7 @@ std::string check_rooted(Collective coll, const std::string &algo_name,
   cfg = with_overrides(cfg, ov);
   const AlgorithmInfo *algo = find_algorithm(coll, algo_name);
   if (algo == nullptr) return "no algorithm " + algo_name;
-  CallShape shape{coll, P, count, {}, true, false};
-  shape.type.size = type_size;
-  shape.type.contiguous = true;
+  CallShape shape = CallShape::in_units(coll, P, count, type_size);
   shape.ranks_per_node = ranks_per_node;
   shape.root = root;
   const Schedule s = make_schedule(build_all(*algo, plan_request(*algo, cfg, 0, shape)));
@@ -158,9 +156,7 @@ TEST_CASE("large P: plans pair up and cannot deadlock", "[plan][allreduce]") {
       std::vector<std::pair<int, std::string>> ov;
       for (const auto &s : v.set) ov.emplace_back(param_index(s.first), s.second);
       cfg = with_overrides(cfg, ov);
-      CallShape shape{v.coll, P, 4096, {}, true, false};
-      shape.type.size = 8;
-      shape.type.contiguous = true;
+      CallShape shape = CallShape::in_units(v.coll, P, 4096, 8);
       const Schedule s = make_schedule(build_all(*algo, plan_request(*algo, cfg, 0, shape)));
       INFO(v.algo << " P=" << P << ": " << s.error);
       REQUIRE(s.error.empty());
@@ -237,9 +233,7 @@ TEST_CASE("per-rank layouts: every plan delivers a count matrix exactly", "[plan
         int m = 0;
         for (const Matrix &C : count_matrices(P)) {
           const std::vector<Layout> layouts = layouts_of(C);
-          CallShape shape{c.id, P, 1, {}, true, false};
-          shape.type.size = 8;
-          shape.type.contiguous = true;
+          CallShape shape = CallShape::in_units(c.id, P, 1, 8);
           const Schedule s =
               make_schedule(build_all(*algo, plan_request(*algo, cfg, 0, shape), layouts));
           VerifyOptions opt;
@@ -265,9 +259,7 @@ TEST_CASE("the segment check catches a misdelivered block", "[plan][alltoallv]")
   REQUIRE(algo != nullptr);
   const Matrix C = count_matrices(3)[0];
   const std::vector<Layout> layouts = layouts_of(C);
-  CallShape shape{Collective::alltoallv, 3, 1, {}, true, false};
-  shape.type.size = 4;
-  shape.type.contiguous = true;
+  CallShape shape = CallShape::in_units(Collective::alltoallv, 3, 1, 4);
   const Schedule s =
       make_schedule(build_all(*algo, plan_request(*algo, load_config(), 0, shape), layouts));
   VerifyOptions opt;
@@ -300,9 +292,7 @@ TEST_CASE("the synchronisation check catches a barrier that lets a rank out earl
   const AlgorithmInfo *algo = find_algorithm(Collective::barrier, "dissemination");
   REQUIRE(algo != nullptr);
   for (int P : {3, 5, 8}) {
-    CallShape shape{Collective::barrier, P, 1, {}, true, false};
-    shape.type.size = 1;
-    shape.type.contiguous = true;
+    CallShape shape = CallShape::in_units(Collective::barrier, P, 1, 1);
     std::vector<Plan> plans = build_all(*algo, plan_request(*algo, load_config(), 0, shape));
     VerifyOptions opt;
     opt.expect = collective_info(Collective::barrier).expect;

@@ -12,7 +12,7 @@ namespace pcoll::trace {
 namespace detail {
 bool g_active = false;
 bool g_writing = false;
-}
+}  // namespace detail
 
 namespace {
 constexpr int kClockTag = 0x7c7c;  // on pcoll's private communicators only
@@ -202,6 +202,15 @@ void CallScope::plan_impl(const std::vector<std::pair<std::string, long long>> &
   auto &ids = r.phase_name_scratch();
   ids.clear();
   for (const auto &n : phase_names) ids.push_back(r.intern(n));
+}
+
+void CallScope::add_phase_impl(const char *name, double seconds) {
+  Recorder &r = recorder();
+  auto &ids = r.phase_name_scratch();
+  auto &sec = r.phase_scratch();
+  sec.resize(ids.size());  // the plan's phases (zero where execute() did not reach them)
+  ids.push_back(r.intern(name));
+  sec.push_back(seconds);
 }
 
 void CallScope::end() {

@@ -191,6 +191,10 @@ class CallScope {
   }
   // Where execute() accumulates per-phase seconds; nullptr when off.
   std::vector<double> *phase_seconds() { return armed_ ? &recorder().phase_scratch() : nullptr; }
+  // One more phase after the plan's (the packing of non-contiguous buffers: "pack", "unpack").
+  void add_phase(const char *name, double seconds) {
+    if (armed_) add_phase_impl(name, seconds);
+  }
 
  private:
   void begin();
@@ -199,6 +203,7 @@ class CallScope {
                      std::size_t type_size);
   void plan_impl(const std::vector<std::pair<std::string, long long>> &params,
                  const std::vector<std::string> &phase_names);
+  void add_phase_impl(const char *name, double seconds);
 
   bool armed_ = false;  // the only member: constructing a scope when off is one store
 };

@@ -1,0 +1,33 @@
+// One call as this rank sees it: its shape (select.hpp: the type signature every rank shares)
+// and how this rank's buffers map onto the packed form the plans work on.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+
+#include "select.hpp"
+
+namespace pcoll {
+
+// One side of a call (what is sent, what is received) in the user's terms.
+struct Side {
+  int count = 0;  // elements of dt (the whole buffer the side covers)
+  MPI_Datatype dt = MPI_DATATYPE_NULL;
+  bool as_is = true;      // the buffer is already in packed form: no pack or unpack
+  std::size_t bytes = 0;  // count * MPI_Type_size(dt): its packed size
+};
+
+struct Signature {
+  CallShape shape;
+  Side send, recv;  // send is unused with MPI_IN_PLACE (the input then lives in recv)
+  // Reductions: the type the reducer works in (a predefined type; a user op's own datatype).
+  MPI_Datatype unit_type = MPI_BYTE;
+  // A reduction with a predefined op on a derived datatype: the vendor path calls the vendor
+  // with the signature's (units, unit_type), because some MPI libraries (Open MPI 4.1) refuse
+  // predefined ops on derived datatypes, and ranks may even pass different datatypes.
+  bool vendor_in_units = false;
+  bool packs() const { return !send.as_is || !recv.as_is; }
+};
+
+}  // namespace pcoll
