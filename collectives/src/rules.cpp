@@ -205,8 +205,11 @@ std::shared_ptr<const Rules> load_rules(const std::string &spec, std::string *er
     r->source = "none";
     return r;
   }
-  if (spec == "builtin" || spec.empty())
-    return parse_rules(builtin_rules_text(), "builtin (inputs/rules/default.toml)", error);
+  if (spec == "builtin" || spec.empty()) {
+    auto r = parse_rules(builtin_rules_text(), "builtin (inputs/rules/default.toml)", error);
+    if (!r) *error = "PCOLL_RULES=builtin: " + *error;
+    return r;
+  }
   std::ifstream in(spec);
   if (!in) {
     *error = "PCOLL_RULES=" + spec + ": cannot read the file (builtin and none are also allowed)";
@@ -214,7 +217,10 @@ std::shared_ptr<const Rules> load_rules(const std::string &spec, std::string *er
   }
   std::ostringstream os;
   os << in.rdbuf();
-  return parse_rules(os.str(), spec, error);
+  auto r = parse_rules(os.str(), spec, error);
+  // Like every configuration error: the variable that pointed at the file, then file:line.
+  if (!r) *error = "PCOLL_RULES=" + spec + ": " + *error;
+  return r;
 }
 
 }  // namespace pcoll

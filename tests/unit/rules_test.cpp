@@ -1,6 +1,8 @@
 // Rules files (collectives/src/rules.hpp): what parses, what is rejected with which line and
 // reason, and what `auto` then selects. No MPI calls: selection is a pure function.
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "rules.hpp"
@@ -94,6 +96,15 @@ TEST_CASE("bad rules files are rejected whole, with the line and the reason", "[
   std::string e;
   CHECK_FALSE(load_rules("/no/such/rules.toml", &e));
   CHECK(e.find("cannot read") != std::string::npos);
+  // A file that loads but is rejected: the variable that named it, then file:line: reason.
+  const std::string path = "pcoll_rules_test_bad.toml";
+  {
+    std::ofstream bad(path);
+    bad << "[[allreduce]]\nranks = 2\nbytes = 1\nalgorithm = \"rign\"\n";
+  }
+  CHECK_FALSE(load_rules(path, &e));
+  CHECK(e.find("PCOLL_RULES=" + path + ": " + path + ":4: algorithm 'rign'") == 0);
+  std::remove(path.c_str());
 }
 
 TEST_CASE("the built-in rules parse", "[rules]") {
