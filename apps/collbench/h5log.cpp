@@ -107,6 +107,7 @@ std::string append_log(const std::string &path, const LogContent &c) {
   }
   attr_s(g, "collective", o.coll);
   attr_s(g, "type", o.type);
+  attr_s(g, "layout", o.layout);
   attr_i(g, "nranks", c.P);
   attr_i(g, "trials", o.trials);
   attr_i(g, "warmup", o.warmup);

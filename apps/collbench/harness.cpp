@@ -32,24 +32,37 @@ const DataType *find_type(const std::string &name) {
   return nullptr;
 }
 
+DataType strided(const DataType &t) {
+  DataType s = t;
+  MPI_Type_create_resized(t.mpi, 0, static_cast<MPI_Aint>(2 * t.size), &s.mpi);
+  MPI_Type_commit(&s.mpi);
+  s.stride = 2;
+  return s;
+}
+
+// The gaps of a strided layout hold the poison byte, in every buffer: a gap written by the
+// call differs from `expected` there.
 void Buffers::fill_send(const CollectiveBench &c, const DataType &t, std::size_t count, int rank,
                         int P) {
   const std::size_t n = c.in_elems(count, P);
-  send.assign(n * t.size, 0);
-  for (std::size_t i = 0; i < n; ++i) t.set(send.data(), i, c.input(rank, i, count, P));
+  send.assign(n * t.size * t.stride, t.stride > 1 ? 0xA5 : 0);
+  for (std::size_t i = 0; i < n; ++i)
+    t.set(send.data(), i * t.stride, c.input(rank, i, count, P));
 }
 
 void Buffers::fill_expected(const CollectiveBench &c, const DataType &t, std::size_t count,
                             int rank, int P) {
   const std::size_t n = c.out_elems(count, P);
-  expected.assign(n * t.size, 0);
-  for (std::size_t i = 0; i < n; ++i) t.set(expected.data(), i, c.expected(rank, i, count, P));
+  expected.assign(n * t.size * t.stride, t.stride > 1 ? 0xA5 : 0);
+  for (std::size_t i = 0; i < n; ++i)
+    t.set(expected.data(), i * t.stride, c.expected(rank, i, count, P));
 }
 
 void Buffers::prepare(const CollectiveBench &c, const DataType &t, std::size_t count, int rank,
                       int P, bool in_place) {
   const std::size_t off =
-      in_place ? static_cast<std::size_t>(c.in_place_offset(rank, count, P)) * t.size : 0;
+      in_place ? static_cast<std::size_t>(c.in_place_offset(rank, count, P)) * t.size * t.stride
+               : 0;
   recv_bytes = std::max(expected.size(), in_place ? off + send.size() : 0);
   recv.resize(recv_bytes + kGuard);
   std::memset(recv.data(), 0xA5, recv.size());  // poison: a missed element cannot pass
@@ -62,8 +75,8 @@ void Buffers::make_timing_only(const CollectiveBench &c, const DataType &t, std:
   send.clear();
   recv.clear();
   expected.clear();
-  const std::size_t send_bytes = c.in_elems(count, P) * t.size;
-  recv_bytes = c.out_elems(count, P) * t.size;
+  const std::size_t send_bytes = c.in_elems(count, P) * t.size * t.stride;
+  recv_bytes = c.out_elems(count, P) * t.size * t.stride;
 #ifdef PCOLL_SMPI
   // One call site each, so send and receive are distinct shared blocks.
   shared_send = SMPI_SHARED_MALLOC(std::max<std::size_t>(send_bytes, 1));

@@ -27,8 +27,14 @@ struct DataType {
   MPI_Datatype mpi;
   std::size_t size;
   void (*set)(void *buf, std::size_t i, long long v);
+  // --layout strided: every element is followed by a gap of one element (mpi is then
+  // MPI_Type_create_resized(T, 0, 2 * size)), so pcoll must pack and unpack, and the vendor
+  // uses its own datatype engine. Element i lives at byte i * stride * size.
+  std::size_t stride = 1;
 };
 const DataType *find_type(const std::string &name);
+// The strided variant of `t` (its datatype committed, never freed: one per run).
+DataType strided(const DataType &t);
 
 using CollectiveBench = pcoll::CollectiveInfo;
 // The operation every benchmarked reduction uses (inputs are chosen so that sums are exact).

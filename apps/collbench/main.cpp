@@ -88,8 +88,10 @@ int main(int argc, char **argv) {
                   " (each rank has its own counts; its collective row has no uniform call and "
                   "data generators): tests/mpi/" +
                   o.coll + "_test.cpp checks it");
-  const DataType *type = find_type(o.type);
-  if (!type) die(rank, "unknown --type '" + o.type + "' (double|float|int|long)");
+  const DataType *plain_type = find_type(o.type);
+  if (!plain_type) die(rank, "unknown --type '" + o.type + "' (double|float|int|long)");
+  const DataType strided_type = o.layout == "strided" ? strided(*plain_type) : *plain_type;
+  const DataType *type = &strided_type;
   const std::vector<std::string> algos = o.algos.empty() ? default_algos(o.coll) : o.algos;
   for (const auto &a : algos) {  // pcoll's own message names the allowed values
     AlgoVariant v;

@@ -81,6 +81,12 @@ Options parse_options(int argc, char **argv, int rank) {
                  "vendor included, as pcoll-info lists them); an entry may set parameters for "
                  "its calls only: chiara:chiara_batch=16:chiara_kag=4");
   app.add_option("--type", o.type, "double|float|int|long")->capture_default_str();
+  app.add_option("--layout", o.layout,
+                 "contiguous, or strided: every element followed by a gap of one element (a "
+                 "resized datatype), which pcoll packs and the vendor handles with its own "
+                 "datatype engine")
+      ->check(CLI::IsMember({"contiguous", "strided"}))
+      ->capture_default_str();
   app.add_option("--min", min_s,
                  "smallest message (bytes, k/m suffixes; powers of two). A message's size is "
                  "nccl-tests' size, the total: the whole vector for allreduce, all P blocks "

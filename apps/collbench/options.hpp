@@ -12,6 +12,7 @@ struct Options {
   std::string coll = "allreduce";
   std::vector<std::string> algos;  // empty: vendor + every algorithm of the collective
   std::string type = "double";
+  std::string layout = "contiguous";  // or "strided": a gap of one element after each
   std::size_t min_bytes = 8, max_bytes = 4u << 20;  // power-of-two sweep
   std::vector<std::size_t> sizes;                   // explicit byte sizes (override min/max)
   std::vector<std::size_t> segments;                // --per-rank-segment S: count = P*S elements

@@ -48,10 +48,13 @@ bool takes_op(const std::string &coll) {
 void print_header(std::FILE *f, const Options &o, int P, double alpha, double beta,
                   const char *model_source) {
   std::fprintf(f,
-               "# collbench %s, P=%d, %s%s, %d trials after %d warm-ups%s%s, time = max over "
+               "# collbench %s, P=%d, %s%s%s, %d trials after %d warm-ups%s%s, time = max over "
                "ranks per call, algorithms in randomized order (seed %u)\n",
-               o.coll.c_str(), P, o.type.c_str(), takes_op(o.coll) ? " sum" : "", o.trials,
-               o.warmup, o.in_place ? ", in place" : "", o.cold ? ", cache-cold" : "", o.seed);
+               o.coll.c_str(), P, o.type.c_str(), takes_op(o.coll) ? " sum" : "",
+               o.layout == "strided" ? ", strided (a gap after every element: packed by pcoll)"
+                                     : "",
+               o.trials, o.warmup, o.in_place ? ", in place" : "", o.cold ? ", cache-cold" : "",
+               o.seed);
   std::fprintf(f, "# model: alpha=%.3g s, beta=%.3g s/B (%s); bw in GB/s (1e9 B/s)\n", alpha, beta,
                model_source);
   if (o.skew_rank >= 0)

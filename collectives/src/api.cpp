@@ -159,6 +159,11 @@ int signature_of(const Context &ctx, const Call &c, Signature &sig) {
   sig.recv = side_of(c.recvcount, c.recvtype);
   if (!c.in_place()) sig.send = side_of(c.sendcount, c.sendtype);
   const TypeInfo &t = describe_type(c.recvtype);
+  sig.type_size = t.size;
+  sig.out_count = c.v != nullptr || c.recvcount == 0
+                      ? c.recvcount
+                      : static_cast<int>(row.out_elems(static_cast<std::size_t>(c.count), s.size));
+  sig.out_bytes = static_cast<std::size_t>(sig.out_count) * t.size;
   if (s.reduction) {
     int commute = 1;
     PMPI_Op_commutative(c.op, &commute);
@@ -200,6 +205,7 @@ int signature_of(const Context &ctx, const Call &c, Signature &sig) {
                       std::to_string(row.in_elems(s.count, s.size)) +
                       " (MPI requires matching type signatures)");
   }
+  sig.predefined_unit = describe_type(sig.unit_type).predefined;
   return MPI_SUCCESS;
 }
 
@@ -327,11 +333,23 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units) {
   for (const std::string &w : d->warnings)
     if (first_in_process(w) && speaker(*ctx)) report(w);
   ctx->last_algorithm = d->algo->name;
-  const std::size_t trace_count =
-      c.v ? std::accumulate(c.v->recvcounts, c.v->recvcounts + c.v->peers, std::size_t(0))
-          : static_cast<std::size_t>(c.count);
-  trace_call.describe(ctx->comm(), collective_name(c.coll), d->label(), trace_count,
-                      describe_type(c.recvtype).size);
+  if (trace_call.on())
+    trace_call.describe(
+        ctx->comm(), collective_name(c.coll), d->label(),
+        c.v ? std::accumulate(c.v->recvcounts, c.v->recvcounts + c.v->peers, std::size_t(0))
+            : static_cast<std::size_t>(c.count),
+        sig->type_size);
+  if (d->algo->is_vendor()) {
+    // A data-movement call whose signature is empty moves nothing, and every rank knows it: it
+    // returns at once (MPI does not make collectives synchronise; alltoallv and barrier count
+    // 1). Not calling the vendor also avoids Open MPI 4.1's bcast hanging when the root passes
+    // 1 x a zero-size datatype and the others 0 x MPI_INT (one signature, legal MPI).
+    if (!sig->shape.reduction && sig->shape.count == 0) return MPI_SUCCESS;
+    if (!sig->vendor_in_units) {
+      const int rc = vendor();  // the user's arguments, unchanged
+      return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
+    }
+  }
 
   const CollectiveInfo &row = collective_info(c.coll);
   const int rank = ctx->rank();
@@ -347,27 +365,10 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units) {
   };
   // The input lives in the receive buffer (in place) and must be read from it on this rank.
   const bool input_in_recv = c.in_place() && (!row.takes_root || rank == c.root);
-  // What the call writes of the receive side (in place the side holds the input too, and
-  // reduce_scatter_block writes only its first block), in the user's elements and bytes.
-  const int out_count =
-      c.v != nullptr || c.recvcount == 0
-          ? c.recvcount
-          : static_cast<int>(row.out_elems(static_cast<std::size_t>(c.count), ctx->size()));
-  const std::size_t out_bytes =
-      static_cast<std::size_t>(out_count) * describe_type(c.recvtype).size;
+  const int out_count = sig->out_count;
+  const std::size_t out_bytes = sig->out_bytes;
 
   if (d->algo->is_vendor()) {
-    // A data-movement call whose signature is empty moves nothing, and every rank knows it: it
-    // returns at once (MPI does not make collectives synchronise). Not calling the vendor also
-    // avoids Open MPI 4.1's bcast hanging when the root passes 1 x a zero-size datatype and the
-    // others 0 x MPI_INT (one signature, legal MPI).
-    if (!sig->shape.reduction && !row.per_rank_layout() && sig->shape.count == 0 &&
-        c.coll != Collective::barrier)
-      return MPI_SUCCESS;
-    if (!sig->vendor_in_units) {
-      const int rc = vendor();
-      return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
-    }
     // The vendor in the signature's units: each side an array of base values, converted from
     // and to the user's layout where that is not one already.
     const TypeInfo &bt = describe_type(sig->unit_type);
@@ -476,7 +477,7 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units) {
   const ExecBuffers bufs{in, out, scratch, unit};
   const MPI_Op op = c.op == MPI_OP_NULL ? MPI_SUM : c.op;
   std::optional<Reducer> own;
-  const Reducer &reducer = is_predefined_op(op) && describe_type(sig->unit_type).predefined
+  const Reducer &reducer = is_predefined_op(op) && sig->predefined_unit
                                ? ctx->predefined_reducer(sig->unit_type, unit, op)
                                : own.emplace(sig->unit_type, unit, op);
   rc = execute(plan, bufs, reducer, *ctx, trace_call.phase_seconds());

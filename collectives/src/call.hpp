@@ -27,6 +27,12 @@ struct Signature {
   // with the signature's (units, unit_type), because some MPI libraries (Open MPI 4.1) refuse
   // predefined ops on derived datatypes, and ranks may even pass different datatypes.
   bool vendor_in_units = false;
+  bool predefined_unit = true;  // unit_type is a predefined type (its reducer may be cached)
+  // What the call writes of the receive side (in place the side holds the input too, and
+  // reduce_scatter_block writes only its first block), in the user's elements and bytes.
+  int out_count = 0;
+  std::size_t out_bytes = 0;
+  std::size_t type_size = 0;  // of the receive datatype, for the trace
   bool packs() const { return !send.as_is || !recv.as_is; }
 };
 

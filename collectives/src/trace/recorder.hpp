@@ -179,6 +179,8 @@ class CallScope {
   CallScope(const CallScope &) = delete;
   CallScope &operator=(const CallScope &) = delete;
 
+  // Whether this call is being recorded (arguments of describe() need not be computed if not).
+  bool on() const { return armed_; }
   // `comm`: the context's communicator; `coll`, `algo`: the names users type.
   void describe(MPI_Comm comm, const char *coll, const char *algo, std::size_t count,
                 std::size_t type_size) {
