@@ -26,88 +26,26 @@ std::vector<ParamSpec> build_table() {
                  "say so once per process and reason (on rank 0 of MPI_COMM_WORLD, or the "
                  "communicator's rank 0 if it lacks that rank), silent = use vendor quietly; the "
                  "trace records such calls as 'vendor (fallback: reason)'"));
-  // --- algorithm parameters ------------------------------------------------------------------
-  t.push_back(
-      ParamSpec::integer("tree_arity", "2")
-          .range(2, 1 << 20)
-          .about("fan-out of the k-ary tree (reduce up, broadcast down); groups are balanced as in "
-                 "HPX's hierarchical communicator"));
-  t.push_back(
-      ParamSpec::integer("tree_flat_below", "16")
-          .range(0, 1LL << 31)
-          .about(
-              "communicators with fewer ranks than this use one flat group (root gathers from all) "
-              "instead of a tree, as HPX's flat_fallback_threshold; 0 = always a tree"));
-  t.push_back(
-      ParamSpec::integer("ring_segment", "0")
-          .range(0, 1LL << 40)
-          .size_suffixes()
-          .about("ring: pipeline each chunk in segments of at most this many bytes (0 = off); the "
-                 "reduction of one segment overlaps the transfer of the next"));
-  t.push_back(
-      ParamSpec::integer("chiara_batch", "auto")
-          .range(1, 1 << 20)
-          .or_auto()
-          .about("CHiArA batch size b (ranks per batch, must divide P); auto = the paper's rule: "
-                 "among the divisors of P, the b <= chiara_bmax closest to sqrt(P), ties to the "
-                 "larger (one batch of all ranks when only b = 1 would qualify)"));
-  t.push_back(
-      ParamSpec::integer("chiara_bmax", "auto")
-          .range(1, 1 << 20)
-          .or_auto()
-          .about("CHiArA largest batch size for auto (the paper's ranks per socket/node); auto = "
-                 "ranks per node (PCOLL_RANKS_PER_NODE or MPI_COMM_TYPE_SHARED)"));
-  t.push_back(
-      ParamSpec::integer("chiara_krs", "2")
-          .range(2, 1 << 20)
-          .about(
-              "CHiArA radix of the intra-batch reduce-scatter (the paper found 2 best everywhere); "
-              "a radix above b acts as b"));
-  t.push_back(
-      ParamSpec::integer("chiara_kag", "auto")
-          .range(2, 1 << 20)
-          .or_auto()
-          .about(
-              "CHiArA radix of the intra-batch allgather; auto = round(sqrt(b)) for per-rank "
-              "segments below chiara_kag_crossover bytes, b-1 above (paper Sec. V-B), at least 2"));
-  t.push_back(
-      ParamSpec::integer("chiara_kag_crossover", "4096")
-          .range(0, 1LL << 40)
-          .size_suffixes()
-          .about("per-rank segment size in bytes (count * type size / P) at which auto k_AG moves "
-                 "from sqrt(b) to b-1"));
-  t.push_back(
-      ParamSpec::choice("chiara_lane", "auto")
-          .one_of({"auto", "flat", "doubling", "halving"})
-          .about(
-              "chiara_loglane's LaneOp along each lane across the B batches: flat = the paper's "
-              "gather at the rotating root and broadcast back (2(B-1) block messages, exactly "
-              "chiara), doubling = butterfly allreduce of the whole block (log2 B rounds), halving "
-              "= recursive-halving reduce-scatter + recursive-doubling allgather of the block (2 "
-              "log2 B rounds, 2 block volumes); auto = halving when a block has at least "
-              "chiara_lane_crossover bytes and B' elements, else doubling"));
-  t.push_back(
-      ParamSpec::integer("chiara_lane_crossover", "8k")
-          .range(0, 1LL << 40)
-          .size_suffixes()
-          .about(
-              "block size in bytes (count * type size / B) from which auto chiara_lane uses "
-              "halving: the alpha-beta-gamma lane models cross at 9-18 KB for B = 4..64 with the "
-              "default model parameters, and the b lanes of a node share its network link, which "
-              "favours the bandwidth-optimal halving earlier than a per-rank model says"));
-  t.push_back(
-      ParamSpec::integer("pairwise_threshold", "4096")
-          .range(0, 1LL << 40)
-          .size_suffixes()
-          .about("alltoall auto: bytes per destination (recvcount * type size) from which the "
-                 "direct pairwise exchange is used instead of routed; 0 = always pairwise. 4096 is "
-                 "the smallest threshold without a regression in HPX's 16-node sweep (the pairwise "
-                 "all_to_all PR)"));
-  t.push_back(
-      ParamSpec::integer("bruck_radix", "2")
-          .range(2, 1 << 20)
-          .about("alltoall bruck: radix k of the log-step exchange (ceil(log_k P) steps of up to "
-                 "k-1 messages each); k >= P is one step of P-1 direct messages"));
+  // --- algorithm parameters: declared in the files that read them -----------------------------
+  // (the collectives' own rules, then each algorithm's, in registry order; a parameter several
+  // algorithms share is declared once in their shared file and must be the same spec wherever
+  // it is listed)
+  auto add = [&t](const ParamSpec &p) {
+    for (const ParamSpec &q : t) {
+      if (std::string(q.name) != p.name) continue;
+      if (std::string(q.default_value) != p.default_value ||
+          std::string(q.description) != p.description)
+        throw std::logic_error(std::string("pcoll: parameter ") + p.name +
+                               " declared twice with different specs");
+      return;
+    }
+    t.push_back(p);
+  };
+  for (Collective c : all_collectives()) {
+    for (const ParamSpec &p : collective_info(c).auto_params) add(p);
+    for (const AlgorithmInfo *a : algorithms_of(c))
+      for (const ParamSpec &p : a->params) add(p);
+  }
   t.push_back(
       ParamSpec::integer("ranks_per_node", "auto")
           .range(1, 1 << 20)

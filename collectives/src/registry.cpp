@@ -164,7 +164,14 @@ CollectiveInfo alltoall_row() {
   c.expect.gathered = true;
   c.expect.by_rank = true;
   c.expect.identical = false;
-  c.auto_params = {"pairwise_threshold"};
+  c.auto_params = {
+      ParamSpec::integer("pairwise_threshold", "4096")
+          .range(0, 1LL << 40)
+          .size_suffixes()
+          .about("alltoall auto: bytes per destination (recvcount * type size) from which the "
+                 "direct pairwise exchange is used instead of routed; 0 = always pairwise. 4096 is "
+                 "the smallest threshold without a regression in HPX's 16-node sweep (the pairwise "
+                 "all_to_all PR)")};
   // Every rank knows count and type size identically (MPI requires equal type signatures).
   // Below the threshold: routed, as in the seed PR, and it measured fastest of routed, bruck and
   // pairwise at 4 B, 256 B and 4 KiB per destination at P = 4 and 8 here (README): two message
@@ -354,50 +361,28 @@ const AlgorithmInfo &vendor_info(Collective c) {
   throw std::logic_error("pcoll: vendor_info of an unknown collective");
 }
 
-// The one table. Order is the order pcoll-info, benchmarks and plots list them in.
+// The descriptions the algorithm files provide, from the one list (algorithms/list.def).
+#define PCOLL_ALGORITHM(x) const AlgorithmInfo &x##_info();
+#include "algorithms/list.def"
+#undef PCOLL_ALGORITHM
+
+// The one table: per collective, vendor first, then the list's algorithms of that collective in
+// the list's order.
 const std::vector<const AlgorithmInfo *> &all_algorithms() {
-  static const std::vector<const AlgorithmInfo *> table = {
-      // allreduce
-      &vendor_info(Collective::allreduce),
-      &naive_allreduce_info(),
-      &tree_allreduce_info(),
-      &recursive_doubling_allreduce_info(),
-      &ring_allreduce_info(),
-      &rabenseifner_allreduce_info(),
-      &chiara_allreduce_info(),
-      &chiara_composed_allreduce_info(),
-      &chiara_loglane_allreduce_info(),
-      // reduce_scatter_block
-      &vendor_info(Collective::reduce_scatter_block),
-      &ring_reduce_scatter_block_info(),
-      &recursive_halving_reduce_scatter_block_info(),
-      &chiara_reduce_scatter_block_info(),
-      // allgather
-      &vendor_info(Collective::allgather),
-      &ring_allgather_info(),
-      &recursive_doubling_allgather_info(),
-      &chiara_allgather_info(),
-      // alltoall
-      &vendor_info(Collective::alltoall),
-      &routed_alltoall_info(),
-      &routed_tree_alltoall_info(),
-      &pairwise_alltoall_info(),
-      &bruck_alltoall_info(),
-      // alltoallv
-      &vendor_info(Collective::alltoallv),
-      &pairwise_alltoallv_info(),
-      // bcast
-      &vendor_info(Collective::bcast),
-      &binomial_bcast_info(),
-      &tree_bcast_info(),
-      // reduce
-      &vendor_info(Collective::reduce),
-      &binomial_reduce_info(),
-      &tree_reduce_info(),
-      // barrier
-      &vendor_info(Collective::barrier),
-      &dissemination_barrier_info(),
-  };
+  static const std::vector<const AlgorithmInfo *> table = [] {
+    const std::vector<const AlgorithmInfo *> listed = {
+#define PCOLL_ALGORITHM(x) &x##_info(),
+#include "algorithms/list.def"
+#undef PCOLL_ALGORITHM
+    };
+    std::vector<const AlgorithmInfo *> t;
+    for (const CollectiveInfo &row : collective_table()) {
+      t.push_back(&vendor_info(row.id));
+      for (const AlgorithmInfo *a : listed)
+        if (a->coll == row.id) t.push_back(a);
+    }
+    return t;
+  }();
   return table;
 }
 

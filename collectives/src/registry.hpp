@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "config.hpp"
 #include "plan.hpp"
 
 namespace pcoll {
@@ -91,7 +92,7 @@ struct CollectiveInfo {
   // The rule's choice must serve the call; if its restrictions fail, the model-based choice is
   // used. Without a rule, auto is the lowest model time.
   const char *(*auto_rule)(const PlanRequest &req) = nullptr;
-  std::vector<const char *> auto_params;
+  std::vector<ParamSpec> auto_params;  // declared here: the parameters of the rule
   Expect expect;
   CallFn call = nullptr;                  // PCOLL_<Collective>
   CallFn vendor = nullptr;                // PMPI_<Collective>
@@ -171,7 +172,10 @@ struct AlgorithmInfo {
   const char *description = "";
   const char *source = "";  // where the schedule comes from (papers cited by title)
   Restrictions restrictions;
-  std::vector<const char *> params;              // names in param_table()
+  // The parameters the plan builder reads, declared where they are read (name, default, range,
+  // description: config.hpp); param_table() collects them. A parameter several algorithms read
+  // (the HPX tree's, CHiArA's) is declared once in the shared file and listed by each.
+  std::vector<ParamSpec> params;
   Plan (*build)(const PlanRequest &) = nullptr;  // nullptr: the vendor MPI is called directly
   // Closed-form model time for P = req.size ranks and req.count * req.type_size bytes.
   double (*model)(const PlanRequest &, const CostParams &) = nullptr;
@@ -195,31 +199,5 @@ const AlgorithmInfo *find_algorithm(Collective c, const std::string &name);
 
 // The vendor MPI's own implementation of collective c, called through PMPI (not a plan).
 const AlgorithmInfo &vendor_info(Collective c);
-
-// The descriptions each algorithm file provides (listed in registry.cpp's one table).
-const AlgorithmInfo &naive_allreduce_info();
-const AlgorithmInfo &tree_allreduce_info();
-const AlgorithmInfo &recursive_doubling_allreduce_info();
-const AlgorithmInfo &ring_allreduce_info();
-const AlgorithmInfo &rabenseifner_allreduce_info();
-const AlgorithmInfo &chiara_allreduce_info();
-const AlgorithmInfo &chiara_composed_allreduce_info();
-const AlgorithmInfo &chiara_loglane_allreduce_info();
-const AlgorithmInfo &ring_reduce_scatter_block_info();
-const AlgorithmInfo &recursive_halving_reduce_scatter_block_info();
-const AlgorithmInfo &chiara_reduce_scatter_block_info();
-const AlgorithmInfo &ring_allgather_info();
-const AlgorithmInfo &recursive_doubling_allgather_info();
-const AlgorithmInfo &chiara_allgather_info();
-const AlgorithmInfo &routed_alltoall_info();
-const AlgorithmInfo &routed_tree_alltoall_info();
-const AlgorithmInfo &pairwise_alltoall_info();
-const AlgorithmInfo &bruck_alltoall_info();
-const AlgorithmInfo &pairwise_alltoallv_info();
-const AlgorithmInfo &binomial_bcast_info();
-const AlgorithmInfo &tree_bcast_info();
-const AlgorithmInfo &binomial_reduce_info();
-const AlgorithmInfo &tree_reduce_info();
-const AlgorithmInfo &dissemination_barrier_info();
 
 }  // namespace pcoll

@@ -109,10 +109,11 @@ Rule parse_rule(const CollectiveInfo &coll, const toml::table &t) {
     for (auto &&[k, v] : *pt) {
       const std::string key(k.str());
       bool declared = false;
-      for (const char *p : r.algo->params) declared = declared || key == p;
+      for (const ParamSpec &p : r.algo->params) declared = declared || key == p.name;
       if (!declared) {
         std::string known;
-        for (const char *p : r.algo->params) known += std::string(known.empty() ? "" : ", ") + p;
+        for (const ParamSpec &p : r.algo->params)
+          known += std::string(known.empty() ? "" : ", ") + p.name;
         throw RuleError(line_of(v), std::string(r.algo->name) + " has no parameter '" + key +
                                         "' (its parameters: " +
                                         (known.empty() ? std::string("none") : known) + ")");

@@ -64,7 +64,7 @@ PlanRequest plan_request(const AlgorithmInfo &algo, const Config &cfg, int rank,
   req.type_size = shape.unit ? shape.unit : 1;
   req.ranks_per_node = shape.ranks_per_node;
   req.root = shape.root;
-  for (const char *p : algo.params) req.params.emplace_back(p, cfg.integer(p));
+  for (const ParamSpec &p : algo.params) req.params.emplace_back(p.name, cfg.integer(p.name));
   return req;
 }
 
@@ -83,7 +83,7 @@ const AlgorithmInfo *auto_choice(Collective coll, const Config &cfg, const CallS
     req.type_size = shape.unit ? shape.unit : 1;
     req.ranks_per_node = shape.ranks_per_node;
     req.root = shape.root;
-    for (const char *p : row.auto_params) req.params.emplace_back(p, cfg.integer(p));
+    for (const ParamSpec &p : row.auto_params) req.params.emplace_back(p.name, cfg.integer(p.name));
     const AlgorithmInfo *a = find_algorithm(coll, row.auto_rule(req));
     if (a != nullptr && restriction_failure(*a, shape, cfg).empty()) return a;
   }

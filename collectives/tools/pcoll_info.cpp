@@ -87,7 +87,7 @@ void list_everything(const Config &cfg) {
       if (a->restrictions.needs_commutative) std::cout << "      restriction: commutative op\n";
       if (!a->params.empty()) {
         std::cout << "      parameters:";
-        for (const char *p : a->params) std::cout << " " << p;
+        for (const ParamSpec &p : a->params) std::cout << " " << p.name;
         std::cout << "\n";
       }
     }

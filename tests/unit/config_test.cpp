@@ -37,7 +37,7 @@ TEST_CASE("bad values are rejected with the variable, value and allowed values",
 TEST_CASE("every default is valid and every algorithm parameter is declared", "[config]") {
   for (const auto &p : param_table()) REQUIRE(validate_param(p, p.default_value).empty());
   for (const AlgorithmInfo *a : all_algorithms())
-    for (const char *p : a->params) REQUIRE(param_index(p) >= 0);
+    for (const ParamSpec &p : a->params) REQUIRE(param_index(p.name) >= 0);
 }
 
 TEST_CASE("restrictions: non-commutative ops never reach ring", "[select]") {

@@ -2,13 +2,11 @@
  *
  * Every collective has exactly the signature and semantics of its MPI counterpart (MPI 4.1,
  * chapter 6) and returns MPI error codes, after invoking the communicator's error handler.
- * Which algorithm serves a call is chosen at run time: PCOLL_ALLREDUCE=vendor|naive|tree|
- * recursive_doubling|ring|rabenseifner|chiara|chiara_composed|auto,
- * PCOLL_REDUCE_SCATTER_BLOCK=vendor|ring|recursive_halving|chiara|auto,
- * PCOLL_ALLGATHER=vendor|ring|recursive_doubling|chiara|auto,
- * PCOLL_ALLTOALL=vendor|routed|routed_tree|pairwise|bruck|auto,
- * PCOLL_ALLTOALLV=vendor|pairwise|auto (see `pcoll-info` for every parameter), or per communicator
- * with PCOLL_Config_push / pcoll::ScopedConfig. */
+ * Which algorithm serves a call is chosen at run time: PCOLL_<COLLECTIVE>=vendor|auto|<algorithm>
+ * (PCOLL_ALLREDUCE, PCOLL_ALLTOALL, ...; `pcoll-info` lists every collective's algorithms and
+ * parameters, PCOLL_Algorithm_name() enumerates them), or per communicator with
+ * PCOLL_Config_push / pcoll::ScopedConfig. Ranks may pass different datatypes of one type
+ * signature, as MPI allows: pcoll decides on the signature and packs non-contiguous buffers. */
 #ifndef PCOLL_PCOLL_H
 #define PCOLL_PCOLL_H
 
@@ -34,24 +32,20 @@ int PCOLL_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 
-/* MPI_Alltoall semantics: MPI_IN_PLACE (sendcount and sendtype ignored), count 0, any P. A send
- * type that differs from the receive type is served by our algorithms when it is contiguous with
- * the same size per block, otherwise by the vendor under the PCOLL_FALLBACK policy. */
+/* MPI_Alltoall semantics: MPI_IN_PLACE (sendcount and sendtype ignored), count 0, any P; send
+ * and receive types may differ (one signature per block). */
 int PCOLL_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 
 /* MPI_Alltoallv semantics: MPI_IN_PLACE (sendcounts, sdispls and sendtype ignored; the data is
  * sent from recvbuf as recvcounts and rdispls lay it out), zero counts, negative displacements,
- * any P. Our algorithms (PCOLL_ALLTOALLV=vendor|pairwise|auto) serve contiguous send and receive
- * types of one size; anything else goes to the vendor under the PCOLL_FALLBACK policy. */
+ * any P, any send and receive types (non-contiguous ones packed block by block). */
 int PCOLL_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
 
 /* MPI_Bcast, MPI_Reduce and MPI_Barrier semantics: any root, count 0, MPI_IN_PLACE at the
- * reduce root, non-commutative ops reduced in rank order (every algorithm):
- * PCOLL_BCAST=vendor|binomial|tree|auto, PCOLL_REDUCE=vendor|binomial|tree|auto,
- * PCOLL_BARRIER=vendor|dissemination|auto. */
+ * reduce root, non-commutative ops reduced in rank order (every algorithm). */
 int PCOLL_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int PCOLL_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm);

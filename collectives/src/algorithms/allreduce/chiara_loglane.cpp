@@ -34,10 +34,28 @@
 namespace pcoll {
 namespace {
 
-std::vector<const char *> params() {
-  std::vector<const char *> p = chiara_params();
-  p.push_back("chiara_lane");
-  p.push_back("chiara_lane_crossover");
+// CHiArA's parameters and the lane phase's own.
+std::vector<ParamSpec> params() {
+  std::vector<ParamSpec> p = chiara_params();
+  p.push_back(
+      ParamSpec::choice("chiara_lane", "auto")
+          .one_of({"auto", "flat", "doubling", "halving"})
+          .about(
+              "chiara_loglane's LaneOp along each lane across the B batches: flat = the paper's "
+              "gather at the rotating root and broadcast back (2(B-1) block messages, exactly "
+              "chiara), doubling = butterfly allreduce of the whole block (log2 B rounds), halving "
+              "= recursive-halving reduce-scatter + recursive-doubling allgather of the block (2 "
+              "log2 B rounds, 2 block volumes); auto = halving when a block has at least "
+              "chiara_lane_crossover bytes and B' elements, else doubling"));
+  p.push_back(
+      ParamSpec::integer("chiara_lane_crossover", "8k")
+          .range(0, 1LL << 40)
+          .size_suffixes()
+          .about(
+              "block size in bytes (count * type size / B) from which auto chiara_lane uses "
+              "halving: the alpha-beta-gamma lane models cross at 9-18 KB for B = 4..64 with the "
+              "default model parameters, and the b lanes of a node share its network link, which "
+              "favours the bandwidth-optimal halving earlier than a per-rank model says"));
   return p;
 }
 

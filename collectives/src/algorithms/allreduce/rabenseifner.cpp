@@ -22,6 +22,8 @@
 #include "../patterns/fold.hpp"
 
 namespace pcoll {
+
+const AlgorithmInfo &recursive_doubling_allreduce_info();  // the schedule it uses for small calls
 namespace {
 
 Plan build(const PlanRequest &req) {

@@ -22,6 +22,8 @@
 #include "../../registry.hpp"
 
 namespace pcoll {
+
+const AlgorithmInfo &recursive_doubling_allreduce_info();  // the schedule it uses for small calls
 namespace {
 
 std::size_t segment_elems(const PlanRequest &req) {
@@ -94,7 +96,13 @@ const AlgorithmInfo &ring_allreduce_info() {
         "recursive doubling (as Open MPI)";
     a.source = "Patarasuk and Yuan 2009; Rings, Trees, and Butterflies: HPX Collectives";
     a.restrictions.needs_commutative = true;
-    a.params = {"ring_segment"};
+    a.params = {
+        ParamSpec::integer("ring_segment", "0")
+            .range(0, 1LL << 40)
+            .size_suffixes()
+            .about(
+                "ring: pipeline each chunk in segments of at most this many bytes (0 = off); the "
+                "reduction of one segment overlaps the transfer of the next")};
     a.build = build;
     a.model = model;
     return a;

@@ -56,7 +56,7 @@ const AlgorithmInfo &tree_allreduce_info() {
         "k-ary tree reduce then broadcast, balanced groups, flat below tree_flat_below "
         "ranks (HPX hierarchical communicator)";
     a.source = "HPX hierarchical_communicator (Rings, Trees, and Butterflies: HPX Collectives)";
-    a.params = {"tree_arity", "tree_flat_below"};
+    a.params = hpx_tree_params();
     a.build = build;
     a.model = model;
     return a;

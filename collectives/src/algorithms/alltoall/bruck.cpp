@@ -121,7 +121,11 @@ const AlgorithmInfo &bruck_alltoall_info() {
     a.source =
         "Bruck, Ho, Kipnis, Upfal and Weathersby 1997 (Efficient algorithms for all-to-all "
         "communications in multiport message-passing systems); MPICH alltoall_intra_brucks";
-    a.params = {"bruck_radix"};
+    a.params = {
+        ParamSpec::integer("bruck_radix", "2")
+            .range(2, 1 << 20)
+            .about("alltoall bruck: radix k of the log-step exchange (ceil(log_k P) steps of up to "
+                   "k-1 messages each); k >= P is one step of P-1 direct messages")};
     a.build = build;
     a.model = model;
     a.explain = explain;

@@ -26,6 +26,8 @@
 #include "../patterns/hpx_tree.hpp"
 
 namespace pcoll {
+
+const AlgorithmInfo &routed_alltoall_info();  // the schedule it uses for small calls
 namespace {
 
 int arity_of(const PlanRequest &req) {
@@ -161,7 +163,7 @@ const AlgorithmInfo &routed_tree_alltoall_info() {
         "scattered down; flat (routed) below tree_flat_below ranks (HPX hierarchical "
         "communicator)";
     a.source = "HPX hierarchical_communicator (Rings, Trees, and Butterflies: HPX Collectives)";
-    a.params = {"tree_arity", "tree_flat_below"};
+    a.params = hpx_tree_params();
     a.build = build;
     a.model = model;
     a.model_exact = false;

@@ -49,7 +49,7 @@ const AlgorithmInfo &tree_bcast_info() {
         "k-ary tree from the root, balanced groups, flat below tree_flat_below ranks (HPX "
         "hierarchical communicator; the allreduce tree's broadcast)";
     a.source = "HPX hierarchical_communicator (Rings, Trees, and Butterflies: HPX Collectives)";
-    a.params = {"tree_arity", "tree_flat_below"};
+    a.params = hpx_tree_params();
     a.build = build;
     a.model = model;
     a.model_exact = false;  // the root path's fan-out; a wider level elsewhere can be longer

@@ -131,6 +131,39 @@ std::string chiara_explain_request(const PlanRequest &req) {
   return chiara_explain(chiara_shape(req, chiara_length(req)));
 }
 
+const std::vector<ParamSpec> &chiara_params() {
+  static const std::vector<ParamSpec> specs = {
+      ParamSpec::integer("chiara_batch", "auto")
+          .range(1, 1 << 20)
+          .or_auto()
+          .about("CHiArA batch size b (ranks per batch, must divide P); auto = the paper's rule: "
+                 "among the divisors of P, the b <= chiara_bmax closest to sqrt(P), ties to the "
+                 "larger (one batch of all ranks when only b = 1 would qualify)"),
+      ParamSpec::integer("chiara_bmax", "auto")
+          .range(1, 1 << 20)
+          .or_auto()
+          .about("CHiArA largest batch size for auto (the paper's ranks per socket/node); auto = "
+                 "ranks per node (PCOLL_RANKS_PER_NODE or MPI_COMM_TYPE_SHARED)"),
+      ParamSpec::integer("chiara_krs", "2")
+          .range(2, 1 << 20)
+          .about(
+              "CHiArA radix of the intra-batch reduce-scatter (the paper found 2 best everywhere); "
+              "a radix above b acts as b"),
+      ParamSpec::integer("chiara_kag", "auto")
+          .range(2, 1 << 20)
+          .or_auto()
+          .about(
+              "CHiArA radix of the intra-batch allgather; auto = round(sqrt(b)) for per-rank "
+              "segments below chiara_kag_crossover bytes, b-1 above (paper Sec. V-B), at least 2"),
+      ParamSpec::integer("chiara_kag_crossover", "4096")
+          .range(0, 1LL << 40)
+          .size_suffixes()
+          .about("per-rank segment size in bytes (count * type size / P) at which auto k_AG moves "
+                 "from sqrt(b) to b-1"),
+  };
+  return specs;
+}
+
 AlgorithmInfo chiara_info(Collective coll) {
   AlgorithmInfo a;
   a.coll = coll;

@@ -119,10 +119,8 @@ void chiara_loglane_reduce(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffer
 void chiara_loglane_bcast(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf,
                           ChiaraLane lane);
 
-// The declared parameters of every CHiArA algorithm.
-inline std::vector<const char *> chiara_params() {
-  return {"chiara_batch", "chiara_bmax", "chiara_krs", "chiara_kag", "chiara_kag_crossover"};
-}
+// The parameters of every CHiArA algorithm (batch size, its bound, the radices).
+const std::vector<ParamSpec> &chiara_params();
 
 // An AlgorithmInfo with what every CHiArA algorithm shares: the CHiArA parameters, the batch-size
 // check, the shape explanation and rule warning, and a model that is an estimate. Each algorithm

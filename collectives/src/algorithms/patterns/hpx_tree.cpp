@@ -6,6 +6,21 @@
 
 namespace pcoll {
 
+const std::vector<ParamSpec> &hpx_tree_params() {
+  static const std::vector<ParamSpec> specs = {
+      ParamSpec::integer("tree_arity", "2")
+          .range(2, 1 << 20)
+          .about("fan-out of the k-ary tree (reduce up, broadcast down); groups are balanced as in "
+                 "HPX's hierarchical communicator"),
+      ParamSpec::integer("tree_flat_below", "16")
+          .range(0, 1LL << 31)
+          .about(
+              "communicators with fewer ranks than this use one flat group (root gathers from all) "
+              "instead of a tree, as HPX's flat_fallback_threshold; 0 = always a tree"),
+  };
+  return specs;
+}
+
 std::vector<TreeLevel> tree_path(int rank, int size, int arity, int flat_below) {
   std::vector<TreeLevel> path;
   int lo = 0, hi = size;

@@ -11,9 +11,13 @@
 #include <cstddef>
 #include <vector>
 
+#include "../../config.hpp"
 #include "../../plan.hpp"
 
 namespace pcoll {
+
+// The tree's parameters (tree_arity, tree_flat_below), read by every algorithm built on it.
+const std::vector<ParamSpec> &hpx_tree_params();
 
 // One level of the tree as seen by one rank: the group it belongs to, split into subgroups.
 struct TreeLevel {

@@ -58,7 +58,7 @@ const AlgorithmInfo &tree_reduce_info() {
         "k-ary tree to rank 0 in rank order, balanced groups, flat below tree_flat_below ranks "
         "(HPX hierarchical communicator; the allreduce tree's reduce), then to the root";
     a.source = "HPX hierarchical_communicator (Rings, Trees, and Butterflies: HPX Collectives)";
-    a.params = {"tree_arity", "tree_flat_below"};
+    a.params = hpx_tree_params();
     a.build = build;
     a.model = model;
     a.model_exact = false;  // rank 0's path; a wider level elsewhere can be longer
