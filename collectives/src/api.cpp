@@ -501,7 +501,7 @@ constexpr auto no_units = [](const void *, void *, int, MPI_Datatype) { return M
 extern "C" {
 
 const char *PCOLL_Version(void) {
-  return "0.1.0";
+  return PCOLL_VERSION_STRING;
 }
 
 int PCOLL_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,

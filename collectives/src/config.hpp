@@ -1,6 +1,6 @@
 // Configuration: every parameter pcoll reads is declared once, in the table in config.cpp, as
 // {name, default, description, kind, range}. The environment variable is PCOLL_<NAME> (upper
-// case), generated from the name; pcoll-info, the README table and error messages all come
+// case), generated from the name; pcoll-info, docs/configuration.md and error messages all come
 // from the same table. This file is the only place that reads the environment.
 #pragma once
 

@@ -12,7 +12,11 @@ namespace pcoll {
 
 namespace {
 
-// MPI keyvals are process-wide by nature; these two are the only process-level state of pcoll.
+// Process-level state, by nature or on purpose: the communicator keyval and finalize flag here
+// (MPI keyvals are process-wide), the one-entry communicator cache below, the descriptions of
+// datatypes (datatype.cpp: a table for predefined types, an attribute on derived ones), the
+// warnings already said (api.cpp) and the trace recorder (trace/). Calls into pcoll are
+// serialised (libpcoll_mpi.so stops a second thread rather than race).
 int g_keyval = MPI_KEYVAL_INVALID;
 bool g_finalizing = false;
 // The last communicator looked up and its context: a loop calling on one communicator skips the

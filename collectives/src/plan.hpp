@@ -71,8 +71,9 @@ struct Plan {
   std::size_t out_elems = 0;  // size the plan assumes for the `out` buffer
   std::size_t tmp_elems = 0;  // scratch the plan needs
   // Allreduce-like plans work in `out` only: the executor copies `in` to `out` first (unless
-  // MPI_IN_PLACE). Plans that read `in` directly (gathers, reduce-scatter) set this false.
-  bool copy_in_to_out = true;
+  // MPI_IN_PLACE). make_plan() sets it from the collective's row (CollectiveInfo::copy_in_to_out)
+  // unless the builder set reads_in_only; builders do not set it themselves.
+  bool copy_in_to_out = false;
   // Set by a builder whose plan, on this rank, reads its own input from `in` and never reads
   // `out` before writing it (naive's non-roots send their vector straight from `in`): the
   // executor then skips the copy, which costs a full pass over the vector.

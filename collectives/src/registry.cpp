@@ -153,9 +153,9 @@ CollectiveInfo alltoall_row() {
   c.mpi_name = "MPI_Alltoall";
   c.select_description =
       "alltoall algorithm; auto = a matching rule of PCOLL_RULES, else the size dispatch of HPX's "
-      "pairwise all_to_all PR: pairwise when "
-      "the bytes per destination (recvcount * type size) are at least pairwise_threshold, else "
-      "routed (measured fastest below the threshold at P = 4 and 8, README)";
+      "pull request \"Add size-based pairwise dispatch to all_to_all\": pairwise when the bytes "
+      "per destination (recvcount * type size) are at least pairwise_threshold, else routed "
+      "(measured fastest below the threshold at P = 4 and 8 on the development machine)";
   c.takes_op = false;
   c.in_elems = c.out_elems = times_p;  // count = sendcount = recvcount, per destination
   c.in_place_offset = at_zero;         // MPI_IN_PLACE: the P blocks to send are in recvbuf
@@ -170,11 +170,11 @@ CollectiveInfo alltoall_row() {
           .size_suffixes()
           .about("alltoall auto: bytes per destination (recvcount * type size) from which the "
                  "direct pairwise exchange is used instead of routed; 0 = always pairwise. 4096 is "
-                 "the smallest threshold without a regression in HPX's 16-node sweep (the pairwise "
-                 "all_to_all PR)")};
+                 "the smallest threshold without a regression in HPX's 16-node sweep (pull "
+                 "request \"Add size-based pairwise dispatch to all_to_all\")")};
   // Every rank knows count and type size identically (MPI requires equal type signatures).
-  // Below the threshold: routed, as in the seed PR, and it measured fastest of routed, bruck and
-  // pairwise at 4 B, 256 B and 4 KiB per destination at P = 4 and 8 here (README): two message
+  // Below the threshold: routed, as in that pull request, and it measured fastest of routed,
+  // bruck and pairwise at 4 B, 256 B and 4 KiB per destination at P = 4 and 8 here: two message
   // rounds whatever P, where bruck needs log2 P and pairwise P-1.
   c.auto_rule = [](const PlanRequest &req) -> const char * {
     const long long threshold = req.param("pairwise_threshold");

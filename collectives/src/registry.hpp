@@ -86,7 +86,7 @@ struct CollectiveInfo {
   // plans write parts of the receive buffer whose old content they still have to send
   // (alltoall: block j is overwritten by rank j's block while block j is still to go to rank j).
   bool in_place_staged = false;
-  // `auto`, when the collective has its own rule (the seed PR's size dispatch for alltoall): the
+  // `auto`, when the collective has its own rule (the size dispatch of HPX's pull request "Add size-based pairwise dispatch to all_to_all" for alltoall): the
   // name of the algorithm to use, from a request carrying only `auto_params` (resolved like an
   // algorithm's parameters; count, type size and P are values every rank knows identically).
   // The rule's choice must serve the call; if its restrictions fail, the model-based choice is

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <pcoll/pcoll.h>
+
 #include "config.hpp"
 #include "ledger.hpp"
 #include "registry.hpp"
@@ -75,9 +77,7 @@ std::string human_bytes(double b) {
 }
 
 void list_everything(const Config &cfg) {
-  std::cout << "pcoll "
-            << "0.1.0"
-            << "\n\n";
+  std::cout << "pcoll " << PCOLL_Version() << "\n\n";
   for (Collective c : all_collectives()) {
     std::cout << "collective " << collective_name(c) << " (PCOLL_" << collective_name(c)
               << " upper-cased selects)\n";

@@ -11,16 +11,13 @@
 #define PCOLL_PCOLL_H
 
 #include <mpi.h>
+#include <pcoll/version.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define PCOLL_VERSION_MAJOR 0
-#define PCOLL_VERSION_MINOR 1
-#define PCOLL_VERSION_PATCH 0
-
-/* "0.1.0" */
+/* PCOLL_VERSION_STRING, as the library was built (pcoll/version.h has the header's). */
 const char *PCOLL_Version(void);
 
 int PCOLL_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,

@@ -1,9 +1,9 @@
-// chiara: CHiArA's standalone hierarchical allgather (seed paper 002, Sec. IV-A, Fig. 4): the
-// intra-batch alignment gathers batch x's segments at the root lane of block x, the lane
-// broadcast (Algorithm 2, BCAST) sends block d = t*b + i along lane i from the rotating root
-// batch d, and the intra-batch allgather (Algorithm 3, radix k_AG with clipping) replicates each
-// stage's blocks inside the batches. With m = P * sendcount every CHiArA block is exactly the b
-// contributions of its batch.
+// chiara: CHiArA's standalone hierarchical allgather ("Configurable and Hierarchical Allreduce",
+// Sec. IV-A, Fig. 4): the intra-batch alignment gathers batch x's segments at the root lane of
+// block x, the lane broadcast (Algorithm 2, BCAST) sends block d = t*b + i along lane i from the
+// rotating root batch d, and the intra-batch allgather (Algorithm 3, radix k_AG with clipping)
+// replicates each stage's blocks inside the batches. With m = P * sendcount every CHiArA block is
+// exactly the b contributions of its batch.
 //
 // Restrictions: PCOLL_CHIARA_BATCH, when set, must divide P. (No reduction: any datatype.)
 // Cost: one round of b-1 segment messages, then Phases II-b and III of chiara (allreduce).

@@ -1,4 +1,5 @@
-// chiara: CHiArA's semi-composed hierarchical allreduce (seed paper 002, Algorithm 4).
+// chiara: CHiArA's semi-composed hierarchical allreduce ("Configurable and Hierarchical Allreduce",
+// Algorithm 4).
 //
 // Batch-lane topology r = x*b + i, B = P/b blocks, I = ceil(B/b) stages. Phase I reduces each
 // stage's blocks inside the batch (radix-k_RS recursive exchange with fold/unfold), leaving block

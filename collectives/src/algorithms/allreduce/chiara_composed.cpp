@@ -1,9 +1,9 @@
-// chiara_composed: the "naive composition" baseline of seed paper 002 (Fig. 9): CHiArA's
-// standalone hierarchical reduce-scatter (intra-batch reduce-scatter, lane reduce, intra-batch
-// redistribution to the segment owners) followed by its standalone hierarchical allgather
-// (intra-batch alignment back to the lane roots, lane broadcast, intra-batch allgather). The
-// redistribution and the alignment undo each other; chiara (semi-composed) skips both. Having
-// both lets the benefit of semi-composition be measured.
+// chiara_composed: the "naive composition" baseline of the CHiArA paper, "Configurable and
+// Hierarchical Allreduce" (Fig. 9): CHiArA's standalone hierarchical reduce-scatter (intra-batch
+// reduce-scatter, lane reduce, intra-batch redistribution to the segment owners) followed by its
+// standalone hierarchical allgather (intra-batch alignment back to the lane roots, lane broadcast,
+// intra-batch allgather). The redistribution and the alignment undo each other; chiara
+// (semi-composed) skips both. Having both lets the benefit of semi-composition be measured.
 //
 // Restrictions and cost: as chiara, plus two intra-batch rounds of b-1 segment messages.
 #include "../chiara/chiara.hpp"

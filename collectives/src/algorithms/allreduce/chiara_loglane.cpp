@@ -1,6 +1,7 @@
 // chiara_loglane: CHiArA's semi-composed hierarchical allreduce with a logarithmic LaneOp
-// (beyond the paper: seed paper 002, Algorithm 4, with Phase II replaced by Rabenseifner's or
-// the butterfly schedule along each lane; Thakur, Rabenseifner, Gropp 2005, Sec. 4).
+// (beyond the paper: "Configurable and Hierarchical Allreduce", Algorithm 4, with Phase II replaced
+// by Rabenseifner's or the butterfly schedule along each lane; Thakur, Rabenseifner, Gropp 2005,
+// Sec. 4).
 //
 // Same batch-lane topology, shape rule, stages and Phases I and III as chiara (same parameters
 // chiara_batch, chiara_bmax, chiara_krs, chiara_kag, chiara_kag_crossover). Phase II does not

@@ -1,5 +1,5 @@
-// naive: root gather-reduce then broadcast ("naive root", HPX's flat communicator; seed article
-// 000 "Rings, Trees, and Butterflies", flat section).
+// naive: root gather-reduce then broadcast ("naive root", HPX's flat communicator; "Rings,
+// Trees, and Butterflies: HPX Collectives", flat section).
 //
 // Every rank sends its vector to rank 0; rank 0 receives them one at a time, in rank order, into
 // one scratch vector and reduces out = out (op) v_r, so the result is ((v0 op v1) op v2) ... in

@@ -1,8 +1,9 @@
 // rabenseifner: recursive-halving reduce-scatter followed by recursive-doubling allgather
-// (Rabenseifner 2004; Thakur, Rabenseifner, Gropp 2005, Sec. 4.4; seed article 000).
+// (Rabenseifner 2004; Thakur, Rabenseifner, Gropp 2005, Sec. 4.4; "Rings, Trees, and Butterflies:
+// HPX Collectives").
 //
 // The vector is cut into P' blocks (P' = largest power of two <= P, sizes differ by at most one,
-// so any count works). Non-power-of-two P is folded first (fold.hpp). In halving step s
+// so any count works). Non-power-of-two P is folded first (../patterns/fold.hpp). In halving step s
 // (mask = 2^s) each new rank keeps the half of its current block range selected by bit s of its
 // new rank, sends the other half to new rank q xor mask and reduces the half it receives; after
 // log2 P' steps it owns one fully reduced block. The allgather retraces the steps in reverse,

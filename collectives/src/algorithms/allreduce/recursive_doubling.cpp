@@ -1,11 +1,12 @@
 // recursive_doubling: butterfly exchange of the whole vector (Thakur, Rabenseifner, Gropp 2005,
-// "Optimization of Collective Communication Operations in MPICH", Sec. 4.1; seed article 000).
+// "Optimization of Collective Communication Operations in MPICH", Sec. 4.1; "Rings, Trees, and
+// Butterflies: HPX Collectives").
 //
 // In step s (mask = 2^s) new rank q exchanges its whole partial result with q xor mask and both
 // reduce, the lower block on the left; after log2 P' steps every rank holds the reduction. A rank
-// count that is not a power of two is folded first (fold.hpp) and the result unfolded after.
-// Both partners of every step evaluate the same expression with the same operand order, so all
-// ranks end with bit-identical results, and aligned blocks keep rank order: non-commutative
+// count that is not a power of two is folded first (../patterns/fold.hpp) and the result unfolded
+// after. Both partners of every step evaluate the same expression with the same operand order, so
+// all ranks end with bit-identical results, and aligned blocks keep rank order: non-commutative
 // operations are exact.
 //
 // Restrictions: none.

@@ -1,5 +1,6 @@
 // ring: reduce-scatter then allgather around the ring r -> r+1 (Patarasuk and Yuan 2009,
-// "Bandwidth optimal all-reduce algorithms for clusters of workstations"; seed article 000).
+// "Bandwidth optimal all-reduce algorithms for clusters of workstations"; "Rings, Trees, and
+// Butterflies: HPX Collectives").
 //
 // The vector is cut into P chunks whose sizes differ by at most one (count need not be a multiple
 // of P; with count < P some chunks are empty and their messages are skipped on both sides). In

@@ -1,6 +1,6 @@
 // tree: k-ary tree reduce followed by a broadcast down the same tree, with the balanced groups of
-// HPX's hierarchical communicator (seed article 000, "the handle named one box" and "uneven groups
-// were a correctness problem").
+// HPX's hierarchical communicator ("Rings, Trees, and Butterflies: HPX Collectives", "the handle
+// named one box" and "uneven groups were a correctness problem").
 //
 // The ranks [0, P) are split into `tree_arity` balanced groups, recursively
 // (patterns/hpx_tree.hpp); the leftmost rank of a group is its representative. Reduction climbs the

@@ -53,7 +53,8 @@ const AlgorithmInfo &pairwise_alltoall_info() {
         "P-1 rounds of direct exchange, partner (r+k) mod P / (r-k) mod P or r xor k for a "
         "power-of-two P";
     a.source =
-        "Thakur, Rabenseifner and Gropp 2005; HPX all_to_all size-based pairwise dispatch PR";
+        "Thakur, Rabenseifner and Gropp 2005; HPX pull request \"Add size-based pairwise dispatch "
+        "to all_to_all\"";
     a.build = build;
     a.model = model;
     return a;

@@ -1,11 +1,11 @@
 // routed: all-to-all through one site, the flat communicator of HPX (Rings, Trees, and
 // Butterflies: HPX Collectives, "all-to-all transposed ownership": "a flat HPX all-to-all stores
 // every source row at one communicator server before constructing destination columns"; the
-// routed path of HPX's pairwise all_to_all PR). Every rank sends its whole row (its P blocks) to
-// root 0 (phase gather); as each row arrives the root copies its blocks into the destination
-// columns (column d = block d of every row, in source order, which is exactly rank d's receive
-// buffer), then sends every column to its rank (phase scatter). Each rank sends and receives one
-// message; the root carries all P^2 blocks twice.
+// routed path of HPX's pull request "Add size-based pairwise dispatch to all_to_all"). Every rank
+// sends its whole row (its P blocks) to root 0 (phase gather); as each row arrives the root copies
+// its blocks into the destination columns (column d = block d of every row, in source order, which
+// is exactly rank d's receive buffer), then sends every column to its rank (phase scatter). Each
+// rank sends and receives one message; the root carries all P^2 blocks twice.
 //
 // Restrictions: none (any P, any count).
 // Cost (n = bytes per destination): T = 2 (P-1)(alpha + beta P n), all of it at the root.

@@ -103,7 +103,8 @@ const AlgorithmInfo &pairwise_alltoallv_info() {
         "P-1 rounds of direct exchange with per-peer counts, partner (r+k) mod P / (r-k) mod P "
         "or r xor k for a power-of-two P; zero counts post nothing";
     a.source =
-        "Thakur, Rabenseifner and Gropp 2005; HPX all_to_all size-based pairwise dispatch PR";
+        "Thakur, Rabenseifner and Gropp 2005; HPX pull request \"Add size-based pairwise dispatch "
+        "to all_to_all\"";
     a.build = build;
     a.model = model;
     return a;

@@ -1,4 +1,4 @@
-// CHiArA building blocks (seed paper 002, "Configurable and Hierarchical Allreduce", Sections III
+// CHiArA building blocks (the CHiArA paper, "Configurable and Hierarchical Allreduce", Sections III
 // and IV): the batch-lane topology, the block/stage decomposition and the phases every CHiArA
 // collective is assembled from, as plan builders.
 //
@@ -98,7 +98,7 @@ void chiara_align(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, R
 // The paper's LaneOp gathers block d at one lane root and broadcasts it back: 2(B-1) block
 // messages serialised through that rank per stage. Every rank of lane i holds block d of stage t
 // after Phase I, so Phase II is an allreduce of block d among the B lane ranks x*b + i (lane
-// member x = batch x), which the fold-based power-of-two schedules (../allreduce/fold.hpp) do in
+// member x = batch x), which the fold-based power-of-two schedules (../patterns/fold.hpp) do in
 // logarithmically many rounds:
 //   doubling  "lane_reduce": fold (B not a power of two) + butterfly, log2 B' rounds of whole
 //             blocks; "lane_bcast": unfold;

@@ -1,7 +1,8 @@
-// chiara: CHiArA's standalone hierarchical reduce-scatter (seed paper 002, Sec. IV-A, Fig. 3):
-// intra-batch reduce-scatter (Algorithm 1), lane reduce to the rotating roots (Algorithm 2), and
-// the intra-batch redistribution that hands each rank of batch x its segment of block x. With
-// m = P * recvcount every CHiArA block holds exactly the b output blocks of its batch.
+// chiara: CHiArA's standalone hierarchical reduce-scatter ("Configurable and Hierarchical
+// Allreduce", Sec. IV-A, Fig. 3): intra-batch reduce-scatter (Algorithm 1), lane reduce to the
+// rotating roots (Algorithm 2), and the intra-batch redistribution that hands each rank of batch x
+// its segment of block x. With m = P * recvcount every CHiArA block holds exactly the b output
+// blocks of its batch.
 //
 // Restrictions: commutative op; PCOLL_CHIARA_BATCH, when set, must divide P.
 // Cost: Phases I and II-a of chiara (allreduce) plus one round of b-1 segment messages.

@@ -1,6 +1,6 @@
 // recursive_halving: reduce-scatter by recursive halving (Thakur, Rabenseifner, Gropp 2005,
 // Sec. 3.3; the first half of rabenseifner). A rank count that is not a power of two is folded
-// first (../allreduce/fold.hpp): new rank q then stands for the blocks of real ranks
+// first (../patterns/fold.hpp): new rank q then stands for the blocks of real ranks
 // [slot_lo(q), slot_hi(q)). In each step the current range of new ranks is halved, the half
 // that belongs to the partner's side is sent to it (the most significant bit first, so every
 // message is one contiguous range) and the received half is reduced. At the end the odd rank of
