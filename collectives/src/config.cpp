@@ -1,5 +1,8 @@
 #include "config.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -294,6 +297,64 @@ std::string Config::first_error() const {
     if (!e.empty()) return e;
   }
   return {};
+}
+
+namespace {
+
+// Edit distance (insertions, deletions, substitutions), for "did you mean".
+std::size_t distance(const std::string &a, const std::string &b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// Variables that pcoll's scripts and tests read (never the library): not typos.
+bool script_variable(const std::string &name) {
+  static const char *const prefixes[] = {"PCOLL_BUILD",   "PCOLL_SMPI_BUILD_DIR", "PCOLL_JOBS",
+                                         "PCOLL_LOG_TAG", "PCOLL_DEBIAN_MIRROR",  "PCOLL_LAUNCHER",
+                                         "PCOLL_SRUN",    "PCOLL_INFO",           "PCOLL_LIB",
+                                         "PCOLL_TEST_"};
+  for (const char *p : prefixes)
+    if (name.rfind(p, 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> unknown_variables() {
+  std::vector<std::string> out;
+  for (char **e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string kv = *e;
+    if (kv.rfind("PCOLL_", 0) != 0) continue;
+    const std::string name = kv.substr(0, kv.find('='));
+    if (script_variable(name)) continue;
+    std::string best;
+    std::size_t best_d = std::string::npos;
+    bool known = false;
+    for (const ParamSpec &spec : param_table()) {
+      const std::string real = env_name(spec);
+      if (real == name) {
+        known = true;
+        break;
+      }
+      const std::size_t d = distance(name, real);
+      if (d < best_d) best_d = d, best = real;
+    }
+    if (known) continue;
+    std::string msg = name + " is set but no pcoll parameter reads it";
+    if (best_d <= std::max<std::size_t>(2, name.size() / 5)) msg += " (did you mean " + best + "?)";
+    out.push_back(msg + "; pcoll-info lists the parameters");
+  }
+  return out;
 }
 
 Config load_config() {

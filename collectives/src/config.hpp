@@ -109,6 +109,10 @@ struct Config {
 
 // Defaults overridden by PCOLL_* environment variables.
 Config load_config();
+// The PCOLL_* environment variables no parameter reads (typos: PCOLL_ALLREDUC=ring would
+// otherwise be silently ignored), each as a message naming the closest real variable when one is
+// close ("did you mean PCOLL_ALLREDUCE?"). Variables of pcoll's own scripts are not reported.
+std::vector<std::string> unknown_variables();
 // The configuration with per-communicator overrides (name, value) applied in order.
 Config with_overrides(const Config &base,
                       const std::vector<std::pair<int, std::string>> &overrides);

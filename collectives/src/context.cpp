@@ -136,6 +136,15 @@ int Context::init(MPI_Comm user) {
     if (rc != MPI_SUCCESS) return rc;
   }
   base_config_ = load_config();
+  // Typos in PCOLL_* variables, said once per process, by rank 0 of MPI_COMM_WORLD.
+  static bool typos_said = false;
+  if (!typos_said) {
+    typos_said = true;
+    int world_rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    if (world_rank == 0)
+      for (const std::string &msg : unknown_variables()) report(msg);
+  }
   select_state();
   rc = check_agreement();
   if (rc == MPI_SUCCESS && config_error_ == MPI_SUCCESS && *packing_problem() != '\0') {

@@ -1,5 +1,8 @@
 // The parameter table: env names, validation messages, defaults.
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "config.hpp"
 #include "registry.hpp"
@@ -58,4 +61,30 @@ TEST_CASE("restrictions: non-commutative ops never reach ring", "[select]") {
   s.issue = TypeIssue::user_op_layout;
   REQUIRE_FALSE(
       restriction_failure(*find_algorithm(Collective::allreduce, "naive"), s, cfg).empty());
+}
+
+TEST_CASE("a PCOLL_ variable no parameter reads is reported, with the closest name", "[config]") {
+  setenv("PCOLL_ALLREDUC", "ring", 1);
+  setenv("PCOLL_RING_SEGMNT", "5", 1);
+  setenv("PCOLL_NOTHING_LIKE_IT", "1", 1);
+  setenv("PCOLL_BUILD_DIR", "/tmp/x", 1);  // a script's variable: not a typo
+  setenv("PCOLL_TRACE", "", 1);            // a real one
+  const std::vector<std::string> said = unknown_variables();
+  auto has = [&](const std::string &needle) {
+    for (const auto &m : said)
+      if (m.find(needle) != std::string::npos) return true;
+    return false;
+  };
+  CHECK(
+      has("PCOLL_ALLREDUC is set but no pcoll parameter reads it (did you mean PCOLL_ALLREDUCE?)"));
+  CHECK(
+      has("PCOLL_RING_SEGMNT is set but no pcoll parameter reads it (did you mean "
+          "PCOLL_RING_SEGMENT?)"));
+  CHECK(has("PCOLL_NOTHING_LIKE_IT is set"));
+  CHECK_FALSE(has("PCOLL_NOTHING_LIKE_IT is set but no pcoll parameter reads it (did you"));
+  CHECK_FALSE(has("PCOLL_BUILD_DIR"));
+  CHECK_FALSE(has("PCOLL_TRACE "));
+  for (const char *v : {"PCOLL_ALLREDUC", "PCOLL_RING_SEGMNT", "PCOLL_NOTHING_LIKE_IT",
+                        "PCOLL_BUILD_DIR", "PCOLL_TRACE"})
+    unsetenv(v);
 }
