@@ -197,7 +197,9 @@ int main(int argc, char **argv) {
     std::string rules_error;
     const auto rules = load_rules(cfg.get("rules"), &rules_error);
     if (!rules) die(rules_error);
-    const Selection sel = select_algorithm(cfg, rules.get(), shape);
+    // The same decision a call of this shape makes (select.hpp), as rank 0 would.
+    const Decision dec = decide(shape, cfg, rules.get(), 0);
+    const Selection &sel = dec.selection;
     const AlgorithmInfo *model_best = auto_choice(coll, cfg, shape);
     std::printf("%s, P=%d, %lld x %zu B = %s; model alpha=%g s beta=%g s/B gamma=%g s/B\n",
                 collective_name(coll), ranks, count, tsize, human_bytes(bytes).c_str(), cost.alpha,
@@ -221,9 +223,11 @@ int main(int argc, char **argv) {
     if (asked == "auto") std::printf("  why: %s\n", sel.why.c_str());
     if (sel.rule && !sel.rule->evidence.empty())
       std::printf("  evidence: %s\n", sel.rule->evidence.c_str());
-    if (!sel.fallback_reason.empty())
-      std::printf("  fallback: %s cannot serve this call: %s\n", sel.requested->name,
-                  sel.fallback_reason.c_str());
+    if (!dec.fallback_reason.empty())
+      std::printf("  fallback: %s cannot serve this call: %s\n",
+                  sel.fallback_reason.empty() ? "auto" : sel.requested->name,
+                  dec.fallback_reason.c_str());
+    if (dec.error != 0) std::printf("  error: %s\n", dec.error_message.c_str());
     return 0;
   }
 
