@@ -63,16 +63,24 @@ std::vector<ParamSpec> build_table() {
                  "(compiled in), `none` = the cost model alone; a file that does not parse, names "
                  "an unknown algorithm or has overlapping ranges fails every call with its line "
                  "and the reason"));
-  // --- cost model used by auto selection and the ledger ---------------------------------------
+  // --- the cost model `auto` uses (model.hpp), and the textbook one ----------------------------
+  t.push_back(
+      ParamSpec::text("machine", "builtin")
+          .about(
+              "machine description the cost model of `auto` runs on (machine.hpp): latency, "
+              "per-message overhead and bandwidth inside and between nodes, the node link's "
+              "bandwidth, the reduction rate; a TOML file written by scripts/pcoll-calibrate.sh, "
+              "`builtin` = inputs/machines/default.toml (compiled in: a generic cluster, not "
+              "measured); a file that does not parse fails every call with its line and the "
+              "reason"));
   t.push_back(ParamSpec::real("model_alpha", "2e-6", 0, 1)
-
-                  .about("alpha of the cost model: seconds per message"));
+                  .about("the flat textbook model (one alpha, beta, gamma for every message) of "
+                         "collbench's model column and the ledger's critical path: seconds per "
+                         "message; `auto` uses PCOLL_MACHINE instead"));
   t.push_back(ParamSpec::real("model_beta", "2e-10", 0, 1)
-
-                  .about("beta of the cost model: seconds per byte transferred"));
+                  .about("the flat textbook model: seconds per byte transferred"));
   t.push_back(ParamSpec::real("model_gamma", "1e-10", 0, 1)
-
-                  .about("gamma of the cost model: seconds per byte reduced"));
+                  .about("the flat textbook model: seconds per byte reduced"));
   // --- tracing (collectives/src/trace, docs/trace-format.md) -----------------------------------
   t.push_back(
       ParamSpec::text("trace", "")

@@ -131,9 +131,35 @@ int Context::init(MPI_Comm user) {
     if (rc != MPI_SUCCESS) return rc;
     int local = 1;
     PMPI_Comm_size(node, &local);
+    // The node's lowest rank in this communicator names the node, for the cost model's map.
+    MPI_Group node_group = MPI_GROUP_NULL, group = MPI_GROUP_NULL;
+    PMPI_Comm_group(node, &node_group);
+    PMPI_Comm_group(comm_, &group);
+    int zero = 0, leader = 0;
+    PMPI_Group_translate_ranks(node_group, 1, &zero, group, &leader);
+    PMPI_Group_free(&node_group);
+    PMPI_Group_free(&group);
     PMPI_Comm_free(&node);
     rc = PMPI_Allreduce(&local, &node_size_, 1, MPI_INT, MPI_MIN, comm_);
     if (rc != MPI_SUCCESS) return rc;
+    std::vector<int> leaders(static_cast<std::size_t>(size_));
+    rc = PMPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm_);
+    if (rc != MPI_SUCCESS) return rc;
+    // Consecutive blocks of the first node's size (the last one possibly shorter) need no map.
+    // node_size_, the smallest node (CHiArA's b_max), may be that last one.
+    int first = 0;
+    while (first < size_ && leaders[static_cast<std::size_t>(first)] == 0) ++first;
+    bool blocks = true;
+    for (int r = 0; r < size_ && blocks; ++r) blocks = leaders[r] == r / first * first;
+    if (blocks) {
+      block_size_ = first;
+    } else {
+      auto map = std::make_shared<std::vector<int>>(leaders.size());
+      std::map<int, int> index;  // leader -> node number, in order of first appearance
+      for (std::size_t r = 0; r < leaders.size(); ++r)
+        (*map)[r] = index.emplace(leaders[r], static_cast<int>(index.size())).first->second;
+      node_of_ = std::move(map);
+    }
   }
   base_config_ = load_config();
   // Typos in PCOLL_* variables, said once per process, by rank 0 of MPI_COMM_WORLD.
@@ -160,22 +186,28 @@ int Context::init(MPI_Comm user) {
 // and deadlock. One allreduce of (hash, ~hash) per parameter finds any disagreement.
 int Context::check_agreement() {
   const auto &table = param_table();
-  // One entry per parameter, and one more for the contents of the rules file: ranks reading
-  // different files under one path (node-local copies) would choose differently.
-  const std::size_t n = table.size() + 1;
+  // One entry per parameter, and one more each for the contents of the rules file and of the
+  // machine description: ranks reading different files under one path (node-local copies)
+  // would choose differently.
+  const std::size_t n = table.size() + 2;
   std::vector<std::uint64_t> h(2 * n), r(2 * n);
-  for (std::size_t i = 0; i + 1 < n; ++i) h[i] = std::hash<std::string>{}(base_config_.values[i]);
-  h[n - 1] = state_->rules ? state_->rules->fingerprint : 0;
+  for (std::size_t i = 0; i + 2 < n; ++i) h[i] = std::hash<std::string>{}(base_config_.values[i]);
+  h[n - 2] = state_->rules ? state_->rules->fingerprint : 0;
+  h[n - 1] = state_->machine ? state_->machine->fingerprint : 0;
   for (std::size_t i = 0; i < n; ++i) h[n + i] = ~h[i];
   int rc =
       PMPI_Allreduce(h.data(), r.data(), static_cast<int>(2 * n), MPI_UINT64_T, MPI_MAX, comm_);
   if (rc != MPI_SUCCESS) return rc;
   for (std::size_t i = 0; i < n; ++i) {
     if (r[i] != ~r[n + i]) {  // max != min
-      if (i + 1 == n)
+      if (i + 2 == n)
         report("ranks disagree on the contents of the rules file PCOLL_RULES=" +
                base_config_.get("rules") + " (rank " + std::to_string(rank_) +
                "); every rank must read the same rules");
+      else if (i + 1 == n)
+        report("ranks disagree on the contents of the machine description PCOLL_MACHINE=" +
+               base_config_.get("machine") + " (rank " + std::to_string(rank_) +
+               "); every rank must read the same description");
       else
         report("ranks disagree on " + env_name(table[i]) + " (rank " + std::to_string(rank_) +
                " has '" + base_config_.values[i] +
@@ -184,8 +216,9 @@ int Context::check_agreement() {
       return MPI_SUCCESS;
     }
   }
-  if (!state_->rules_error.empty()) {
-    if (rank_ == 0) report(state_->rules_error);
+  if (!state_->rules_error.empty() || !state_->machine_error.empty()) {
+    if (rank_ == 0)
+      report(state_->rules_error.empty() ? state_->machine_error : state_->rules_error);
     config_error_ = MPI_ERR_ARG;
     return MPI_SUCCESS;
   }
@@ -205,8 +238,9 @@ int Context::push_override(int param, const std::string &value) {
   }
   overrides_.emplace_back(param, value);
   select_state();
-  if (!state_->rules_error.empty()) {  // a rules file pushed by name that does not load
-    report(state_->rules_error + " (in a configuration override)");
+  if (!state_->rules_error.empty() || !state_->machine_error.empty()) {  // a file that does
+    report((state_->rules_error.empty() ? state_->machine_error : state_->rules_error) +
+           " (in a configuration override)");
     states_.erase(overrides_);
     overrides_.pop_back();
     select_state();
@@ -255,6 +289,22 @@ void Context::select_state() {
     } else {
       st.rules = cached->second;
     }
+    const std::string &mspec = st.config.get("machine");
+    auto mcached = machine_cache_.find(mspec);
+    if (mcached == machine_cache_.end()) {
+      std::string error;
+      st.machine = load_machine(mspec, &error);
+      if (!st.machine)
+        st.machine_error = error;  // the error stops every call; the model is never reached
+      else
+        machine_cache_.emplace(mspec, st.machine);
+    } else {
+      st.machine = mcached->second;
+    }
+    // PCOLL_RANKS_PER_NODE emulates nodes of consecutive ranks; otherwise the map found.
+    const long long rpn = st.config.integer("ranks_per_node");
+    st.topology = Topology::blocks(size_, rpn == kAuto ? block_size_ : static_cast<int>(rpn));
+    if (rpn == kAuto) st.topology.node_of = node_of_;
     it = states_.emplace(overrides_, std::move(st)).first;
   }
   state_ = &it->second;
@@ -269,7 +319,8 @@ const Decision &Context::decision(const CallShape &shape) {
     memo_ = Memo{};
   }
   ++decisions_made_;
-  return cache.emplace(shape, decide(shape, config(), rules(), rank_)).first->second;
+  return cache.emplace(shape, decide(shape, config(), rules(), rank_, model_inputs()))
+      .first->second;
 }
 
 void *Context::scratch(std::size_t bytes) {

@@ -50,6 +50,9 @@ class Context {
   // The rules `auto` consults (PCOLL_RULES of the current configuration); never null once the
   // context exists without a configuration error.
   const Rules *rules() const { return state_->rules.get(); }
+  // What `auto`'s cost model runs on: the machine description (PCOLL_MACHINE) and where the
+  // communicator's ranks live (MPI_COMM_TYPE_SHARED, or PCOLL_RANKS_PER_NODE's blocks).
+  ModelInputs model_inputs() const { return {state_->machine.get(), &state_->topology}; }
   // Per-communicator overrides (PCOLL_Config_push/pop). Each distinct override stack keeps its
   // own configuration and decision cache, so a loop that pushes the same override around every
   // call (collbench, a code switching algorithms per phase) finds its decisions still cached:
@@ -136,10 +139,18 @@ class Context {
     Config config;
     std::shared_ptr<const Rules> rules;
     std::string rules_error;  // why PCOLL_RULES of this configuration was rejected
+    std::shared_ptr<const Machine> machine;
+    std::string machine_error;  // why PCOLL_MACHINE of this configuration was rejected
+    Topology topology;
     Decisions decisions;
   };
-  // Parsed rules files by PCOLL_RULES value, shared by the override states.
+  // Parsed rules files and machine descriptions by value, shared by the override states.
   std::map<std::string, std::shared_ptr<const Rules>> rules_cache_;
+  std::map<std::string, std::shared_ptr<const Machine>> machine_cache_;
+  // The node of every rank as MPI_COMM_TYPE_SHARED found it, when the ranks of a node are not
+  // consecutive blocks of one size (nullptr: they are, of node_size_ ranks).
+  std::shared_ptr<const std::vector<int>> node_of_;
+  int block_size_ = 1;  // ranks of each node when they are consecutive blocks (the last shorter)
   static constexpr std::size_t kMaxOverrideStates = 64;
   // std::map: its nodes never move, so state_ and the strings PCOLL_Config_get hands out stay
   // valid until the state is dropped (only when more than kMaxOverrideStates stacks were seen).

@@ -1,5 +1,5 @@
-// The four ledgers of "Rings, Trees, and Butterflies: HPX Collectives" ("the sum needed a byte ledger"), computed from the plans
-// of all ranks of one call, and an alpha-beta-gamma model time:
+// The four ledgers of "Rings, Trees, and Butterflies: HPX Collectives" ("the sum needed a byte
+// ledger"), computed from the plans of all ranks of one call, and an alpha-beta-gamma model time:
 //   rounds and messages on the critical path, bytes sent per rank (max and mean), bytes through
 //   the busiest rank (sent + received), temporary bytes; plus the split of messages and bytes
 //   into intra-node and inter-node when node boundaries are given.
@@ -9,8 +9,8 @@
 //     + max(sum over sends (alpha + beta b), sum over receives (alpha + beta b))
 //     + gamma * bytes reduced in the round,
 // i.e. full-duplex links, messages in one direction serialised. The critical path is the largest
-// finish time over ranks. This reproduces the closed forms of "Rings, Trees, and Butterflies: HPX Collectives" exactly for the
-// textbook cases (tests/unit/ledger_test.cpp checks it).
+// finish time over ranks. This reproduces the closed forms of "Rings, Trees, and Butterflies: HPX
+// Collectives" exactly for the textbook cases (tests/unit/ledger_test.cpp checks it).
 #pragma once
 
 #include <cstddef>

@@ -72,8 +72,9 @@ struct Plan {
   std::size_t tmp_elems = 0;  // scratch the plan needs
   // Allreduce-like plans work in `out` only: the executor copies `in` to `out` first (unless
   // MPI_IN_PLACE). make_plan() sets it from the collective's row (CollectiveInfo::copy_in_to_out)
-  // unless the builder set reads_in_only; builders do not set it themselves.
-  bool copy_in_to_out = false;
+  // unless the builder set reads_in_only, so builders never set it; the default serves plans
+  // written by hand (the verifier's tests).
+  bool copy_in_to_out = true;
   // Set by a builder whose plan, on this rank, reads its own input from `in` and never reads
   // `out` before writing it (naive's non-roots send their vector straight from `in`): the
   // executor then skips the copy, which costs a full pass over the vector.

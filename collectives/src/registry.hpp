@@ -86,11 +86,12 @@ struct CollectiveInfo {
   // plans write parts of the receive buffer whose old content they still have to send
   // (alltoall: block j is overwritten by rank j's block while block j is still to go to rank j).
   bool in_place_staged = false;
-  // `auto`, when the collective has its own rule (the size dispatch of HPX's pull request "Add size-based pairwise dispatch to all_to_all" for alltoall): the
-  // name of the algorithm to use, from a request carrying only `auto_params` (resolved like an
-  // algorithm's parameters; count, type size and P are values every rank knows identically).
-  // The rule's choice must serve the call; if its restrictions fail, the model-based choice is
-  // used. Without a rule, auto is the lowest model time.
+  // `auto`, when the collective has its own rule (the size dispatch of HPX's pull request "Add
+  // size-based pairwise dispatch to all_to_all" for alltoall): the name of the algorithm to use,
+  // from a request carrying only `auto_params` (resolved like an algorithm's parameters; count,
+  // type size and P are values every rank knows identically). The rule's choice must serve the
+  // call; if its restrictions fail, the model-based choice is used. Without a rule, auto is the
+  // lowest model time.
   const char *(*auto_rule)(const PlanRequest &req) = nullptr;
   std::vector<ParamSpec> auto_params;  // declared here: the parameters of the rule
   Expect expect;
@@ -187,6 +188,11 @@ struct AlgorithmInfo {
   bool model_exact = true;
   // `auto` may choose it (baselines kept for measurement only say false).
   bool auto_candidate = true;
+  // The parameter values that matter, which `auto`'s cost model tries besides the configured
+  // ones: each entry a set of (parameter, value) settings (CHiArA's batch size among the divisors
+  // of P up to b_max, say). nullptr: the configured values only.
+  std::vector<std::vector<std::pair<std::string, std::string>>> (*tunings)(const PlanRequest &) =
+      nullptr;
   // A warning for shapes the algorithm handles poorly (said once per communicator), or empty.
   std::string (*warning)(const PlanRequest &) = nullptr;
 

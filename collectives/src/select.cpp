@@ -1,8 +1,11 @@
 #include "select.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <limits>
 #include <memory>
+#include <queue>
+#include <stdexcept>
 
 #include "plan.hpp"
 
@@ -72,7 +75,92 @@ CostParams cost_params(const Config &cfg) {
   return CostParams{cfg.real("model_alpha"), cfg.real("model_beta"), cfg.real("model_gamma")};
 }
 
-const AlgorithmInfo *auto_choice(Collective coll, const Config &cfg, const CallShape &shape) {
+const Machine &builtin_machine() {
+  static const std::shared_ptr<const Machine> m = [] {
+    std::string error;
+    auto d = load_machine("builtin", &error);
+    if (!d) throw std::logic_error("pcoll: the built-in machine description: " + error);
+    return d;
+  }();
+  return *m;
+}
+
+std::string Candidate::label() const {
+  std::string s = algo ? algo->name : "?";
+  for (const auto &p : params) s += " " + std::string(param_table()[p.first].name) + "=" + p.second;
+  return s;
+}
+
+std::vector<Candidate> model_candidates(Collective coll, const Config &cfg, const CallShape &shape,
+                                        const ModelInputs &model, bool exhaustive,
+                                        std::size_t *considered) {
+  const Machine &m = model.machine ? *model.machine : builtin_machine();
+  const Topology topo =
+      model.topology ? *model.topology : Topology::blocks(shape.size, shape.ranks_per_node);
+  // Every candidate with its configuration; then a best-first search over three bounds of the
+  // model's time, each at most the next: rank 0's plan alone without contention, a sample of
+  // nodes (the first, the last and a few between), every node (the model's time). The candidate
+  // whose every-node time is popped first is the fastest; others are never evaluated further
+  // than their bound shows they cannot win. `exhaustive`: every candidate to the end.
+  struct Pending {
+    Candidate c;
+    Config cfg;
+    std::size_t order = 0;
+  };
+  std::vector<Pending> pending;
+  for (const AlgorithmInfo *a : algorithms_of(coll)) {
+    if (a->is_vendor() || !a->auto_candidate) continue;
+    // The configured parameters first, then the settings the algorithm says matter.
+    std::vector<std::vector<std::pair<std::string, std::string>>> sets = {{}};
+    if (a->tunings) {
+      const auto more = a->tunings(plan_request(*a, cfg, 0, shape));
+      sets.insert(sets.end(), more.begin(), more.end());
+    }
+    for (const auto &set : sets) {
+      Candidate c;
+      c.algo = a;
+      for (const auto &[name, value] : set) c.params.emplace_back(param_index(name), value);
+      Config ccfg = c.params.empty() ? cfg : with_overrides(cfg, c.params);
+      if (!restriction_failure(*a, shape, ccfg).empty()) continue;
+      pending.push_back({std::move(c), std::move(ccfg), pending.size()});
+    }
+  }
+  if (considered) *considered = pending.size();
+  struct Item {
+    double key;
+    int level;  // 0: rank-0 bound, 1: sampled nodes, 2: every node (the model's time)
+    std::size_t i;
+    bool operator>(const Item &o) const {
+      return key > o.key || (key == o.key && (level < o.level || (level == o.level && i > o.i)));
+    }
+  };
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
+  auto request = [&](std::size_t i) {
+    return plan_request(*pending[i].c.algo, pending[i].cfg, 0, shape);
+  };
+  for (std::size_t i = 0; i < pending.size(); ++i)
+    heap.push({lower_bound(*pending[i].c.algo, request(i), m, topo), 0, i});
+  std::vector<Candidate> out;
+  while (!heap.empty()) {
+    const Item it = heap.top();
+    heap.pop();
+    Pending &p = pending[it.i];
+    if (it.level == 0) {
+      heap.push({predict(*p.c.algo, request(it.i), m, topo, false).seconds, 1, it.i});
+    } else if (it.level == 1) {
+      heap.push({predict(*p.c.algo, request(it.i), m, topo, true).seconds, 2, it.i});
+    } else {
+      p.c.seconds = it.key;
+      out.push_back(p.c);
+      if (!exhaustive) break;  // every bound left is at least this time
+    }
+  }
+  return out;
+}
+
+Selection auto_choice(Collective coll, const Config &cfg, const CallShape &shape,
+                      const ModelInputs &model) {
+  Selection sel;
   const CollectiveInfo &row = collective_info(coll);
   if (row.auto_rule) {
     // The collective's own rule (e.g. alltoall's size dispatch), on values all ranks share.
@@ -85,22 +173,26 @@ const AlgorithmInfo *auto_choice(Collective coll, const Config &cfg, const CallS
     req.root = shape.root;
     for (const ParamSpec &p : row.auto_params) req.params.emplace_back(p.name, cfg.integer(p.name));
     const AlgorithmInfo *a = find_algorithm(coll, row.auto_rule(req));
-    if (a != nullptr && restriction_failure(*a, shape, cfg).empty()) return a;
-  }
-  const CostParams cost = cost_params(cfg);
-  const AlgorithmInfo *best = nullptr;
-  double best_t = std::numeric_limits<double>::infinity();
-  for (const AlgorithmInfo *a : algorithms_of(coll)) {
-    if (a->is_vendor() || a->model == nullptr || !a->auto_candidate ||
-        !restriction_failure(*a, shape, cfg).empty())
-      continue;
-    const double t = a->model(plan_request(*a, cfg, 0, shape), cost);
-    if (t < best_t) {  // ties keep the earlier entry of the table
-      best_t = t;
-      best = a;
+    if (a != nullptr && restriction_failure(*a, shape, cfg).empty()) {
+      sel.algo = sel.requested = a;
+      sel.why = "the collective's size rule";
+      return sel;
     }
   }
-  return best ? best : find_algorithm(coll, "vendor");
+  std::size_t considered = 0;
+  const std::vector<Candidate> c = model_candidates(coll, cfg, shape, model, false, &considered);
+  if (c.empty()) {
+    sel.algo = sel.requested = find_algorithm(coll, "vendor");
+    sel.why = "no algorithm of pcoll can serve it";
+    return sel;
+  }
+  sel.algo = sel.requested = c.front().algo;
+  sel.params = c.front().params;
+  sel.by_model = true;
+  sel.model_seconds = c.front().seconds;
+  sel.why = "the cost model (lowest model time of " + std::to_string(considered) +
+            " candidates: algorithms and the parameter values that matter)";
+  return sel;
 }
 
 std::size_t rule_bytes(const CallShape &shape) {
@@ -108,10 +200,11 @@ std::size_t rule_bytes(const CallShape &shape) {
 }
 
 Config effective_config(const Config &cfg, const Selection &sel) {
-  return sel.rule && !sel.rule->params.empty() ? with_overrides(cfg, sel.rule->params) : cfg;
+  return sel.params.empty() ? cfg : with_overrides(cfg, sel.params);
 }
 
-Selection select_algorithm(const Config &cfg, const Rules *rules, const CallShape &shape) {
+Selection select_algorithm(const Config &cfg, const Rules *rules, const CallShape &shape,
+                           const ModelInputs &model) {
   Selection sel;
   const std::string &name = cfg.get(collective_name(shape.coll));
   if (name == "auto") {
@@ -128,6 +221,7 @@ Selection select_algorithm(const Config &cfg, const Rules *rules, const CallShap
       if (no.empty()) {
         sel.algo = sel.requested = r->algo;
         sel.rule = r;
+        sel.params = r->params;
         sel.why = "rule " + r->describe() + " of " + rules->source;
         return sel;
       }
@@ -136,10 +230,9 @@ Selection select_algorithm(const Config &cfg, const Rules *rules, const CallShap
       sel.why = rules && !rules->rules.empty() ? "no rule of " + rules->source + " matches; "
                                                : "no rules; ";
     }
-    sel.algo = sel.requested = auto_choice(shape.coll, cfg, shape);
-    sel.why += collective_info(shape.coll).auto_rule
-                   ? "the collective's size rule or the cost model"
-                   : "the cost model (lowest model time)";
+    const std::string before = sel.why;
+    sel = auto_choice(shape.coll, cfg, shape, model);
+    sel.why = before + sel.why;
     return sel;
   }
   sel.requested = find_algorithm(shape.coll, name);
@@ -177,9 +270,10 @@ std::string fallback_reason(const Config &cfg, const Selection &sel, const CallS
 
 }  // namespace
 
-Decision decide(const CallShape &shape, const Config &cfg, const Rules *rules, int rank) {
+Decision decide(const CallShape &shape, const Config &cfg, const Rules *rules, int rank,
+                const ModelInputs &model) {
   Decision d;
-  d.selection = select_algorithm(cfg, rules, shape);
+  d.selection = select_algorithm(cfg, rules, shape, model);
   const Selection &sel = d.selection;
   d.algo = sel.algo;
   d.fallback_reason = fallback_reason(cfg, sel, shape);
@@ -203,8 +297,10 @@ Decision decide(const CallShape &shape, const Config &cfg, const Rules *rules, i
   }
   if (d.error != 0 || sel.algo->is_vendor()) return d;
   const PlanRequest req = plan_request(*sel.algo, effective_config(cfg, sel), rank, shape);
-  if (sel.algo->warning && cfg.get("fallback") == "warn") {
-    // Shapes an algorithm handles poorly (e.g. CHiArA without a usable batch size) are said once.
+  if (sel.algo->warning && cfg.get("fallback") == "warn" &&
+      cfg.get(collective_name(shape.coll)) != "auto") {
+    // Shapes an algorithm the user asked for handles poorly (e.g. CHiArA without a usable batch
+    // size) are said once; `auto` weighed the algorithm against the others already.
     const std::string note = sel.algo->warning(req);
     if (!note.empty())
       d.warnings.push_back(std::string(collective_name(shape.coll)) + " " + sel.algo->name + ": " +

@@ -6,8 +6,9 @@
 // PCOLL_<COLLECTIVE> environment variable > `auto`. `auto` takes, in this order: the first rule
 // of the rules file (PCOLL_RULES, rules.hpp: measured choices, vendor included) whose (P, bytes)
 // ranges hold the call and whose algorithm can serve it; the collective's own size rule
-// (alltoall's pairwise threshold); the algorithm with the lowest closed-form alpha-beta-gamma
-// time (PCOLL_MODEL_ALPHA/BETA/GAMMA).
+// (alltoall's pairwise threshold); the algorithm and parameters with the lowest time of the
+// cost model (model.hpp), which reads each candidate's plans on the machine description
+// (PCOLL_MACHINE, machine.hpp) with the communicator's ranks-to-nodes map.
 //
 // Every rank must choose alike, so nothing here may depend on a rank's own buffer layout: a
 // call is described by its type signature (datatype.hpp), not by its datatypes. Reductions are
@@ -23,6 +24,8 @@
 #include <vector>
 
 #include "config.hpp"
+#include "machine.hpp"
+#include "model.hpp"
 #include "registry.hpp"
 #include "rules.hpp"
 
@@ -88,12 +91,32 @@ struct CallShapeHash {
   }
 };
 
+// What the cost model needs besides the call: the machine description and where ranks live.
+// Null members: the built-in description, consecutive blocks of shape.ranks_per_node ranks.
+struct ModelInputs {
+  const Machine *machine = nullptr;
+  const Topology *topology = nullptr;
+};
+
+// One candidate the model evaluated: an algorithm with parameter settings, and its time.
+struct Candidate {
+  const AlgorithmInfo *algo = nullptr;
+  std::vector<std::pair<int, std::string>> params;  // (param_table index, value) settings
+  double seconds = 0;
+  std::string label() const;  // "chiara chiara_batch=32"
+};
+
 struct Selection {
   const AlgorithmInfo *algo = nullptr;  // never null on success
   const AlgorithmInfo *requested = nullptr;
   std::string fallback_reason;  // why `requested` could not serve the call, if it could not
   const Rule *rule = nullptr;   // the rule `auto` followed, if any (its params apply)
-  std::string why;              // how `auto` chose (pcoll-info --select)
+  // Parameter settings `auto` chose with the algorithm (a rule's, or the model's), applied on
+  // top of the configuration.
+  std::vector<std::pair<int, std::string>> params;
+  bool by_model = false;  // the cost model chose (model_seconds is its time)
+  double model_seconds = 0;
+  std::string why;  // how `auto` chose (pcoll-info --select)
 };
 
 // Plans of a per-rank-layout collective (alltoallv) for the last few layouts seen with one
@@ -130,7 +153,8 @@ struct Decision {
 
 // The one decision function: selection, fallback policy (PCOLL_FALLBACK), parameters and the
 // plan of rank `rank`. `rules` may be null (no rules).
-Decision decide(const CallShape &shape, const Config &cfg, const Rules *rules, int rank);
+Decision decide(const CallShape &shape, const Config &cfg, const Rules *rules, int rank,
+                const ModelInputs &model = {});
 
 // Why none of pcoll's algorithms can serve `shape` (inter-communicator, a type issue, over
 // 2 GiB); empty when they may.
@@ -141,14 +165,25 @@ std::string restriction_failure(const AlgorithmInfo &algo, const CallShape &shap
 // The PlanRequest for `algo` with its declared parameters resolved from `cfg`.
 PlanRequest plan_request(const AlgorithmInfo &algo, const Config &cfg, int rank,
                          const CallShape &shape);
+// The flat textbook model's numbers (PCOLL_MODEL_ALPHA/BETA/GAMMA): the ledger, collbench.
 CostParams cost_params(const Config &cfg);
+// The built-in machine description (PCOLL_MACHINE=builtin).
+const Machine &builtin_machine();
+// The candidates of `coll` for `shape` with their model times, fastest first (ties: registry
+// order, configured parameters before tried ones): only the fastest unless `exhaustive` (every
+// candidate, as pcoll-info and the reports list them; costs a full evaluation of each).
+std::vector<Candidate> model_candidates(Collective coll, const Config &cfg, const CallShape &shape,
+                                        const ModelInputs &model = {}, bool exhaustive = false,
+                                        std::size_t *considered = nullptr);
 // The `auto` choice without rules: the collective's size rule, else the cost model (never vendor
 // unless nothing else can serve the call).
-const AlgorithmInfo *auto_choice(Collective coll, const Config &cfg, const CallShape &shape);
+Selection auto_choice(Collective coll, const Config &cfg, const CallShape &shape,
+                      const ModelInputs &model = {});
 // The message size rules are matched on: nccl-tests' size, the whole vector, in bytes.
 std::size_t rule_bytes(const CallShape &shape);
 // `rules` may be null (no rules).
-Selection select_algorithm(const Config &cfg, const Rules *rules, const CallShape &shape);
+Selection select_algorithm(const Config &cfg, const Rules *rules, const CallShape &shape,
+                           const ModelInputs &model = {});
 // The configuration a selection's plan is built with: `cfg` with the rule's parameters applied.
 Config effective_config(const Config &cfg, const Selection &sel);
 

@@ -8,6 +8,8 @@
 //                                            ledger of the plan, verified symbolically
 //   pcoll-info --select allreduce --ranks P --count N [--type T] [--set ...]
 //                                            what `auto` would choose and every model time
+//   (--ranks-per-node n: the node size the model assumes; --set machine=FILE: a description)
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -35,8 +37,10 @@ const char *kUsage =
     "                  [--set NAME=VALUE]... [--alpha S] [--beta S_PER_BYTE] [--gamma S_PER_BYTE]\n"
     "                  [--ranks-per-node N] [--show-rank R]\n"
     "       pcoll-info --select COLLECTIVE --ranks P --count N [--type T] [--set NAME=VALUE]...\n"
+    "                  [--ranks-per-node N]\n"
     "                  (which algorithm a call would use and why: the rule of PCOLL_RULES that\n"
-    "                  fired with its evidence, or the cost model; --set rules=FILE tries a file)\n"
+    "                  fired with its evidence, or the cost model on PCOLL_MACHINE with every\n"
+    "                  candidate's time; --set rules=FILE, --set machine=FILE try files)\n"
     "T: double float int long char or a size in bytes (default double).\n"
     "N: elements (allreduce) or elements per rank (reduce_scatter_block, allgather) or per\n"
     "   destination (alltoall).\n";
@@ -193,32 +197,44 @@ int main(int argc, char **argv) {
   if (gamma_set) cost.gamma = gamma;
   const double bytes = double(shape.bytes());
 
+  std::string machine_error;
+  const auto machine = load_machine(cfg.get("machine"), &machine_error);
+  if (!machine) die(machine_error);
+  const Topology topo = Topology::blocks(ranks, rpn);
+  const ModelInputs model{machine.get(), &topo};
+
   if (mode == "select") {
     std::string rules_error;
     const auto rules = load_rules(cfg.get("rules"), &rules_error);
     if (!rules) die(rules_error);
     // The same decision a call of this shape makes (select.hpp), as rank 0 would.
-    const Decision dec = decide(shape, cfg, rules.get(), 0);
+    const Decision dec = decide(shape, cfg, rules.get(), 0, model);
     const Selection &sel = dec.selection;
-    const AlgorithmInfo *model_best = auto_choice(coll, cfg, shape);
-    std::printf("%s, P=%d, %lld x %zu B = %s; model alpha=%g s beta=%g s/B gamma=%g s/B\n",
-                collective_name(coll), ranks, count, tsize, human_bytes(bytes).c_str(), cost.alpha,
-                cost.beta, cost.gamma);
+    std::printf("%s, P=%d (%d ranks per node), %lld x %zu B = %s\n", collective_name(coll), ranks,
+                rpn > 0 ? rpn : ranks, count, tsize, human_bytes(bytes).c_str());
+    std::printf("machine: %s%s%s\n", machine->source.c_str(),
+                machine->origin.empty() ? "" : "; origin: ", machine->origin.c_str());
     std::printf("rules: %s%s%s\n", rules->source.c_str(),
                 rules->origin.empty() ? "" : "; origin: ", rules->origin.c_str());
-    for (const AlgorithmInfo *a : algorithms_of(coll)) {
-      if (a->is_vendor() || !a->model) continue;
-      const double t = a->model(plan_request(*a, cfg, 0, shape), cost);
-      std::printf("  %-20s %12.3f us%s\n", a->name, t * 1e6,
-                  a == model_best ? "   <- lowest model time" : "");
+    if (!collective_info(coll).auto_rule) {
+      const auto t0 = std::chrono::steady_clock::now();
+      (void)model_candidates(coll, cfg, shape, model, false);  // what a first call pays
+      const double took =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const std::vector<Candidate> cands = model_candidates(coll, cfg, shape, model, true);
+      std::printf(
+          "cost model: %zu candidates, fastest first (a call finds the fastest in %.1f ms):\n",
+          cands.size(), took * 1e3);
+      for (std::size_t i = 0; i < cands.size(); ++i)
+        std::printf("  %-44s %12.3f us%s\n", cands[i].label().c_str(), cands[i].seconds * 1e6,
+                    i == 0 ? "   <- lowest model time" : "");
     }
     const std::string &asked = cfg.get(collective_name(coll));
     std::printf("%s = %s -> %s",
                 env_name(param_table()[param_index(collective_name(coll))]).c_str(), asked.c_str(),
                 sel.algo->name);
-    if (sel.rule)
-      for (const auto &p : sel.rule->params)
-        std::printf(" %s=%s", param_table()[p.first].name, p.second.c_str());
+    for (const auto &p : sel.params)
+      std::printf(" %s=%s", param_table()[p.first].name, p.second.c_str());
     std::printf("\n");
     if (asked == "auto") std::printf("  why: %s\n", sel.why.c_str());
     if (sel.rule && !sel.rule->evidence.empty())
@@ -287,8 +303,20 @@ int main(int argc, char **argv) {
     std::printf(" (intra-node %zu = %s, inter-node %zu = %s; %d ranks per node)", L.intra_messages,
                 human_bytes(double(L.intra_bytes)).c_str(), L.inter_messages,
                 human_bytes(double(L.inter_bytes)).c_str(), rpn);
-  std::printf("\n  model time             %.3f us (alpha=%g s, beta=%g s/B, gamma=%g s/B)\n",
-              L.model_time * 1e6, cost.alpha, cost.beta, cost.gamma);
+  // The cost model `auto` uses, on every rank's plan (a call evaluates the first and last nodes).
+  const Prediction pred = predict(*algo, req, *machine, topo, true);
+  const Prediction fast = predict(*algo, req, *machine, topo, false);
+  std::printf(
+      "\n  model (PCOLL_MACHINE)  %.3f us, critical rank %d (first and last nodes only: "
+      "%.3f us); machine %s\n",
+      pred.seconds * 1e6, pred.critical_rank, fast.seconds * 1e6, machine->source.c_str());
+  for (const auto &[phase, sec] : pred.phases)
+    std::printf("      %-18s %.3f us\n", phase.c_str(), sec * 1e6);
+  std::printf("      busiest node link  %s in one round\n", human_bytes(pred.link_bytes).c_str());
+  std::printf(
+      "  flat textbook model    %.3f us critical path (alpha=%g s, beta=%g s/B, gamma=%g "
+      "s/B: PCOLL_MODEL_*)\n",
+      L.model_time * 1e6, cost.alpha, cost.beta, cost.gamma);
   if (algo->model) std::printf("  closed form            %.3f us\n", algo->model(req, cost) * 1e6);
   if (show_rank >= 0 && show_rank < ranks) {
     const Plan &p = s.plans[show_rank];

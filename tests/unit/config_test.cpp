@@ -55,7 +55,7 @@ TEST_CASE("restrictions: non-commutative ops never reach ring", "[select]") {
     for (std::size_t n : {1, 1000, 1000000}) {
       s.size = P;
       s.count = n;
-      const AlgorithmInfo *a = auto_choice(Collective::allreduce, cfg, s);
+      const AlgorithmInfo *a = auto_choice(Collective::allreduce, cfg, s).algo;
       REQUIRE_FALSE(a->restrictions.needs_commutative);
     }
   s.issue = TypeIssue::user_op_layout;

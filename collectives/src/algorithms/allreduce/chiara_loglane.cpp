@@ -60,6 +60,18 @@ std::vector<ParamSpec> params() {
   return p;
 }
 
+// auto tries every batch size with each lane phase (the lane rule stays the configured value).
+std::vector<std::vector<std::pair<std::string, std::string>>> tunings(const PlanRequest &req) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> out;
+  for (const auto &b : chiara_batch_tunings(req))
+    for (const char *lane : {"flat", "doubling", "halving"}) {
+      auto set = b;
+      set.emplace_back("chiara_lane", lane);
+      out.push_back(std::move(set));
+    }
+  return out;
+}
+
 Plan build(const PlanRequest &req) {
   Plan plan;
   plan.phase_index("intra_rs");
@@ -106,6 +118,7 @@ const AlgorithmInfo &chiara_loglane_allreduce_info() {
     a.build = build;
     a.model = model;
     a.explain = explain;
+    a.tunings = tunings;
     return a;
   }();
   return info;

@@ -57,6 +57,7 @@ const AlgorithmInfo &tree_allreduce_info() {
         "ranks (HPX hierarchical communicator)";
     a.source = "HPX hierarchical_communicator (Rings, Trees, and Butterflies: HPX Collectives)";
     a.params = hpx_tree_params();
+    a.tunings = hpx_tree_tunings;
     a.build = build;
     a.model = model;
     return a;

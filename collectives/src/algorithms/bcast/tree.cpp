@@ -50,6 +50,7 @@ const AlgorithmInfo &tree_bcast_info() {
         "hierarchical communicator; the allreduce tree's broadcast)";
     a.source = "HPX hierarchical_communicator (Rings, Trees, and Butterflies: HPX Collectives)";
     a.params = hpx_tree_params();
+    a.tunings = hpx_tree_tunings;
     a.build = build;
     a.model = model;
     a.model_exact = false;  // the root path's fan-out; a wider level elsewhere can be longer

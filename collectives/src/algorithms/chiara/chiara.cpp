@@ -164,6 +164,15 @@ const std::vector<ParamSpec> &chiara_params() {
   return specs;
 }
 
+std::vector<std::vector<std::pair<std::string, std::string>>> chiara_batch_tunings(
+    const PlanRequest &req) {
+  const ChiaraShape s = chiara_shape(req, req.count);
+  std::vector<std::vector<std::pair<std::string, std::string>>> out;
+  for (int b = 2; b <= std::min(s.b_max, s.P); ++b)
+    if (s.P % b == 0) out.push_back({{"chiara_batch", std::to_string(b)}});
+  return out;
+}
+
 AlgorithmInfo chiara_info(Collective coll) {
   AlgorithmInfo a;
   a.coll = coll;
@@ -172,6 +181,7 @@ AlgorithmInfo chiara_info(Collective coll) {
   a.explain = chiara_explain_request;
   a.model_exact = false;  // stages of different lanes overlap; the ledger has the exact count
   a.warning = chiara_warning;
+  a.tunings = chiara_batch_tunings;
   return a;
 }
 

@@ -122,6 +122,12 @@ void chiara_loglane_bcast(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers
 // The parameters of every CHiArA algorithm (batch size, its bound, the radices).
 const std::vector<ParamSpec> &chiara_params();
 
+// The batch sizes `auto` tries for CHiArA: every divisor b of P in [2, b_max] (b_max = ranks per
+// node: one stage of lanes when b = b_max), each as a chiara_batch setting; the paper's rule stays
+// the configured value (and what an explicit PCOLL_ALLREDUCE=chiara uses).
+std::vector<std::vector<std::pair<std::string, std::string>>> chiara_batch_tunings(
+    const PlanRequest &req);
+
 // An AlgorithmInfo with what every CHiArA algorithm shares: the CHiArA parameters, the batch-size
 // check, the shape explanation and rule warning, and a model that is an estimate. Each algorithm
 // file adds its name, description, source, restrictions, builder and model.

@@ -21,6 +21,11 @@ const std::vector<ParamSpec> &hpx_tree_params() {
   return specs;
 }
 
+std::vector<std::vector<std::pair<std::string, std::string>>> hpx_tree_tunings(
+    const PlanRequest &) {
+  return {{{"tree_arity", "2"}}, {{"tree_arity", "4"}}, {{"tree_arity", "8"}}};
+}
+
 std::vector<TreeLevel> tree_path(int rank, int size, int arity, int flat_below) {
   std::vector<TreeLevel> path;
   int lo = 0, hi = size;

@@ -9,15 +9,22 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "../../config.hpp"
 #include "../../plan.hpp"
+#include "../../registry.hpp"
 
 namespace pcoll {
 
 // The tree's parameters (tree_arity, tree_flat_below), read by every algorithm built on it.
 const std::vector<ParamSpec> &hpx_tree_params();
+// The arities `auto` tries (2, 4 and 8: deeper trees cost latency, wider ones a root's
+// bandwidth).
+std::vector<std::vector<std::pair<std::string, std::string>>> hpx_tree_tunings(
+    const PlanRequest &req);
 
 // One level of the tree as seen by one rank: the group it belongs to, split into subgroups.
 struct TreeLevel {

@@ -59,6 +59,7 @@ const AlgorithmInfo &tree_reduce_info() {
         "(HPX hierarchical communicator; the allreduce tree's reduce), then to the root";
     a.source = "HPX hierarchical_communicator (Rings, Trees, and Butterflies: HPX Collectives)";
     a.params = hpx_tree_params();
+    a.tunings = hpx_tree_tunings;
     a.build = build;
     a.model = model;
     a.model_exact = false;  // rank 0's path; a wider level elsewhere can be longer

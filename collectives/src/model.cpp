@@ -1,0 +1,226 @@
+#include "model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace pcoll {
+
+int Topology::nodes() const {
+  if (node_of) {
+    int n = 0;
+    for (int x : *node_of) n = std::max(n, x + 1);
+    return n;
+  }
+  return ranks_per_node > 0 ? (size + ranks_per_node - 1) / ranks_per_node : 1;
+}
+
+std::vector<int> Topology::ranks_of(int n) const {
+  std::vector<int> out;
+  if (!node_of && ranks_per_node > 0) {
+    for (int r = n * ranks_per_node; r < std::min(size, (n + 1) * ranks_per_node); ++r)
+      out.push_back(r);
+    return out;
+  }
+  for (int r = 0; r < size; ++r)
+    if (node(r) == n) out.push_back(r);
+  return out;
+}
+
+CostParams flat_costs(const Machine &m) {
+  CostParams c;
+  c.alpha = m.inter.latency + 2 * m.inter.overhead;
+  c.beta = std::isinf(m.inter.bandwidth) ? 0.0 : 1.0 / m.inter.bandwidth;
+  c.gamma = std::isinf(m.reduce_bandwidth) ? 0.0 : 1.0 / m.reduce_bandwidth;
+  return c;
+}
+
+namespace {
+
+constexpr int kSampledNodes = 4;  // besides the first and the last
+
+double per_byte(double bandwidth) {
+  return std::isinf(bandwidth) || bandwidth <= 0 ? 0.0 : 1.0 / bandwidth;
+}
+
+// One node's ranks, their plans and, per round index, the time the node's shared resources need
+// for the round's off-node bytes: its link(s), the link to each other node, each tier's uplink.
+struct NodeView {
+  std::vector<int> ranks;
+  std::vector<Plan> plans;
+  std::vector<double> shared;  // seconds, per round index
+  double max_bytes = 0;        // the most bytes the node moved off-node in one round
+};
+
+NodeView view_of(const AlgorithmInfo &algo, const PlanRequest &req, const Topology &topo,
+                 const Machine &m, int node) {
+  NodeView v;
+  v.ranks = topo.ranks_of(node);
+  PlanRequest r = req;
+  std::size_t K = 0;
+  for (int rank : v.ranks) {
+    r.rank = rank;
+    v.plans.push_back(make_plan(algo, r));
+    K = std::max(K, v.plans.back().rounds.size());
+  }
+  v.shared.assign(K, 0.0);
+  const auto ts = static_cast<double>(req.type_size);
+  const int nodes = topo.nodes();
+  const std::size_t T = m.tiers.size();
+  // Bytes to (from) each other node, and per tier to (from) each other group of the tier.
+  std::vector<double> to(static_cast<std::size_t>(nodes)), from(to.size());
+  std::vector<std::vector<double>> g_to(T), g_from(T);
+  for (std::size_t t = 0; t < T; ++t) {
+    g_to[t].assign(static_cast<std::size_t>(nodes / m.tiers[t].nodes + 1), 0.0);
+    g_from[t].assign(g_to[t].size(), 0.0);
+  }
+  for (std::size_t k = 0; k < K; ++k) {
+    std::fill(to.begin(), to.end(), 0.0);
+    std::fill(from.begin(), from.end(), 0.0);
+    for (std::size_t t = 0; t < T; ++t) {
+      std::fill(g_to[t].begin(), g_to[t].end(), 0.0);
+      std::fill(g_from[t].begin(), g_from[t].end(), 0.0);
+    }
+    double out = 0, in = 0;
+    auto count = [&](const Xfer &x, std::vector<double> &pair, double &total,
+                     std::vector<std::vector<double>> &group) {
+      const int peer_node = topo.node(x.peer);
+      if (peer_node == node) return;
+      const double b = double(x.range.len) * ts;
+      pair[static_cast<std::size_t>(peer_node)] += b;
+      total += b;
+      for (std::size_t t = 0; t < T; ++t) {
+        const int g = m.tiers[t].nodes;
+        if (peer_node / g != node / g) group[t][static_cast<std::size_t>(peer_node / g)] += b;
+      }
+    };
+    for (const Plan &p : v.plans) {
+      if (k >= p.rounds.size()) continue;
+      for (const Xfer &x : p.rounds[k].sends) count(x, to, out, g_to);
+      for (const Xfer &x : p.rounds[k].recvs) count(x, from, in, g_from);
+    }
+    if (out == 0 && in == 0) continue;
+    double s = std::max(out, in) * per_byte(m.link_bandwidth);
+    const double pair = std::max(*std::max_element(to.begin(), to.end()),
+                                 *std::max_element(from.begin(), from.end()));
+    s = std::max(s, pair * per_byte(m.pair_bandwidth));
+    // A tier's group: the other nodes of the group are taken to do as this one does; its
+    // traffic to one other group shares that group pair's links, all of it the group's uplinks.
+    for (std::size_t t = 0; t < T; ++t) {
+      const int g = m.tiers[t].nodes, first = node / g * g;
+      const double members = double(std::min(g, nodes - first));
+      double one = 0, all_out = 0, all_in = 0;
+      for (std::size_t j = 0; j < g_to[t].size(); ++j) {
+        one = std::max({one, g_to[t][j], g_from[t][j]});
+        all_out += g_to[t][j];
+        all_in += g_from[t][j];
+      }
+      s = std::max({s, one * members * per_byte(m.tiers[t].bandwidth),
+                    std::max(all_out, all_in) * members * per_byte(m.tiers[t].spread_bandwidth)});
+    }
+    v.shared[k] = s;
+    v.max_bytes = std::max({v.max_bytes, out, in});
+  }
+  return v;
+}
+
+// The latency of a message between two nodes: the inter-node latency and that of every tier
+// whose groups it leaves.
+double inter_latency(const Machine &m, int a, int b) {
+  double l = m.inter.latency;
+  for (const Tier &t : m.tiers)
+    if (a / t.nodes != b / t.nodes) l += t.latency;
+  return l;
+}
+
+}  // namespace
+
+// One rank's time: the sum of its rounds; `shared` (per round index) the node's shared-resource
+// time, or null for none. by_phase, if given, receives the time per plan phase.
+double rank_time(const Plan &p, int node, const std::vector<double> *shared, const Machine &m,
+                 const Topology &topo, double ts, std::vector<double> *by_phase) {
+  const double g_intra = per_byte(m.intra.bandwidth), g_inter = per_byte(m.inter.bandwidth);
+  const double g_red = per_byte(m.reduce_bandwidth);
+  if (by_phase) by_phase->assign(p.phases.size(), 0.0);
+  double total = 0;
+  for (std::size_t k = 0; k < p.rounds.size(); ++k) {
+    const Round &rd = p.rounds[k];
+    double cpu = 0, s_intra = 0, r_intra = 0, s_inter = 0, r_inter = 0, lat = 0;
+    bool any_intra = false, any_inter = false;
+    auto take = [&](const Xfer &x, double &intra, double &inter) {
+      const int peer_node = topo.node(x.peer);
+      const bool off = peer_node != node;
+      const double b = double(x.range.len) * ts;
+      cpu += off ? m.inter.overhead : m.intra.overhead;
+      (off ? inter : intra) += b;
+      (off ? any_inter : any_intra) = true;
+      if (off) lat = std::max(lat, inter_latency(m, node, peer_node));
+    };
+    for (const Xfer &x : rd.sends) take(x, s_intra, s_inter);
+    for (const Xfer &x : rd.recvs) take(x, r_intra, r_inter);
+    double wire = 0;
+    if (any_intra) wire = m.intra.latency + std::max(s_intra, r_intra) * g_intra;
+    if (any_inter) {
+      const double contention = shared && k < shared->size() ? (*shared)[k] : 0.0;
+      wire = std::max(wire, lat + std::max({s_inter * g_inter, r_inter * g_inter, contention}));
+    }
+    double local = 0;
+    for (const LocalOp &op : rd.ops)
+      local += double(op.src.len) * ts * (op.kind == OpKind::reduce ? g_red : g_intra);
+    const double t = cpu + wire + local;
+    total += t;
+    if (by_phase && rd.phase >= 0 && static_cast<std::size_t>(rd.phase) < by_phase->size())
+      (*by_phase)[static_cast<std::size_t>(rd.phase)] += t;
+  }
+  return total;
+}
+
+Prediction predict(const AlgorithmInfo &algo, const PlanRequest &req, const Machine &m,
+                   const Topology &topo, bool every_rank) {
+  Prediction best;
+  if (algo.is_vendor()) return best;
+  const int nodes = topo.nodes();
+  std::vector<int> which;
+  if (every_rank) {
+    for (int n = 0; n < nodes; ++n) which.push_back(n);
+  } else {
+    // The first and the last node, and a few evenly spaced between them: nodes whose ranks
+    // meet the schedule's structure differently (batches that straddle nodes, a fold's extra
+    // ranks) are among them for every P seen in the tests.
+    for (int i = 0; i <= kSampledNodes + 1; ++i) {
+      const int n = static_cast<int>((static_cast<long long>(nodes - 1) * i) / (kSampledNodes + 1));
+      if (which.empty() || which.back() != n) which.push_back(n);
+    }
+  }
+  const auto ts = static_cast<double>(req.type_size);
+  best.valid = true;
+  best.seconds = -1;
+  for (int node : which) {
+    const NodeView v = view_of(algo, req, topo, m, node);
+    best.link_bytes = std::max(best.link_bytes, v.max_bytes);
+    for (std::size_t i = 0; i < v.ranks.size(); ++i) {
+      const Plan &p = v.plans[i];
+      std::vector<double> by_phase;
+      const double total = rank_time(p, node, &v.shared, m, topo, ts, &by_phase);
+      if (total > best.seconds) {
+        best.seconds = total;
+        best.critical_rank = v.ranks[i];
+        best.phases.clear();
+        for (std::size_t ph = 0; ph < p.phases.size(); ++ph)
+          best.phases.emplace_back(p.phases[ph], by_phase[ph]);
+      }
+    }
+  }
+  if (best.seconds < 0) best.seconds = 0;
+  return best;
+}
+
+double lower_bound(const AlgorithmInfo &algo, const PlanRequest &req, const Machine &m,
+                   const Topology &topo) {
+  if (algo.is_vendor()) return 0;
+  PlanRequest r = req;
+  r.rank = 0;
+  const Plan p = make_plan(algo, r);
+  return rank_time(p, topo.node(0), nullptr, m, topo, static_cast<double>(req.type_size), nullptr);
+}
+
+}  // namespace pcoll

@@ -1,0 +1,240 @@
+// The machine description (machine.hpp) and the cost model that reads the plans (model.hpp):
+// what parses and what is rejected with its line; that the model reproduces the textbook closed
+// forms on a flat machine; that it sees nodes, shared node links and tiers; that its bounds hold;
+// and how it ranks the algorithms at P = 64..4096 on made-up machines (no timing anywhere).
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "machine.hpp"
+#include "model.hpp"
+#include "select.hpp"
+
+using namespace pcoll;
+
+namespace {
+
+std::shared_ptr<const Machine> machine(const std::string &text) {
+  std::string e;
+  auto m = parse_machine(text, "m.toml", &e);
+  INFO(e);
+  REQUIRE(m);
+  return m;
+}
+
+std::string error_of(const std::string &text) {
+  std::string e;
+  CHECK_FALSE(parse_machine(text, "m.toml", &e));
+  return e;
+}
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// intra, inter: latency (s), bandwidth (B/s); link: the node link (B/s); extra TOML appended.
+std::string text(double li, double bi, double le, double be, double link,
+                 const std::string &extra = "", double overhead = 0, const char *reduce = "inf") {
+  return "[intra]\nlatency = " + num(li) + "\noverhead = " + num(overhead) +
+         "\nbandwidth = " + num(bi) + "\n[inter]\nlatency = " + num(le) +
+         "\noverhead = " + num(overhead) + "\nbandwidth = " + num(be) +
+         "\nlink_bandwidth = " + num(link) + "\n[reduce]\nbandwidth = " + reduce + "\n" +
+         extra;
+}
+
+double time_of(const char *algo, int P, std::size_t count, int rpn, const Machine &m,
+               const std::vector<std::pair<std::string, std::string>> &set = {},
+               bool every = true) {
+  const AlgorithmInfo *a = find_algorithm(Collective::allreduce, algo);
+  REQUIRE(a != nullptr);
+  std::vector<std::pair<int, std::string>> ov;
+  for (const auto &s : set) ov.emplace_back(param_index(s.first), s.second);
+  const Config cfg = with_overrides(load_config(), ov);
+  CallShape shape = CallShape::in_units(Collective::allreduce, P, count, 8);
+  shape.ranks_per_node = rpn;
+  return predict(*a, plan_request(*a, cfg, 0, shape), m, Topology::blocks(P, rpn), every).seconds;
+}
+
+}  // namespace
+
+TEST_CASE("machine descriptions parse, and bad ones are rejected with their line", "[model]") {
+  const auto m =
+      machine(text(0.3e-6, 20e9, 1e-6, 45e9, 50e9,
+                   "[[tier]]\nnodes = 8\nbandwidth = 50e9\nlatency = 0.5e-6\n"
+                   "[[tier]]\nnodes = 32\nbandwidth = 50e9\nspread_bandwidth = 150e9\n"));
+  CHECK(m->intra.latency == Approx(0.3e-6));
+  CHECK(m->pair_bandwidth == m->link_bandwidth);  // defaults to the node link
+  REQUIRE(m->tiers.size() == 2);
+  CHECK(m->tiers[0].spread_bandwidth == m->tiers[0].bandwidth);
+  CHECK(m->tiers[1].spread_bandwidth == Approx(150e9));
+  CHECK(std::isinf(m->reduce_bandwidth));
+  CHECK(error_of(text(0.3e-6, 20e9, 1e-6, 45e9, 50e9) + "[bogus]\nx = 1\n").find("unknown table") !=
+        std::string::npos);
+  CHECK(error_of("[intra]\nlatency = 1e-6\noverhead = 0\nbandwidth = 1e9\n").find("m.toml:") == 0);
+  CHECK(error_of(text(0.3e-6, 20e9, 1e-6, 45e9, 50e9) + "[[tier]]\nnodes = 8\nbandwidth = -1\n")
+            .find("out of range") != std::string::npos);
+  const std::string decreasing =
+      text(0.3e-6, 20e9, 1e-6, 45e9, 50e9) + "[[tier]]\nnodes = 8\n[[tier]]\nnodes = 4\n";
+  CHECK(error_of(decreasing).find("must increase") != std::string::npos);
+  std::string e;
+  CHECK_FALSE(load_machine("/no/such/machine.toml", &e));
+  CHECK(e.find("PCOLL_MACHINE=/no/such/machine.toml") == 0);
+  CHECK(load_machine("builtin", &e));
+}
+
+TEST_CASE("on a flat machine the model is the textbook closed form", "[model]") {
+  // One node, equal levels, no contention: every message costs alpha + beta n.
+  const auto m = machine(text(1e-6, 1e9, 1e-6, 1e9, 1e15, "", 0, "2e9"));
+  const CostParams c = flat_costs(*m);
+  for (const char *algo : {"recursive_doubling", "ring", "rabenseifner"})
+    for (int P : {2, 4, 8, 16}) {
+      const AlgorithmInfo *a = find_algorithm(Collective::allreduce, algo);
+      CallShape shape = CallShape::in_units(Collective::allreduce, P, 1024, 8);
+      const PlanRequest req = plan_request(*a, load_config(), 0, shape);
+      INFO(algo << " P=" << P);
+      CHECK(predict(*a, req, *m, Topology::blocks(P, 0), true).seconds ==
+            Approx(a->model(req, c)).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("the model sees nodes: the same plan costs more when its peers are off-node", "[model]") {
+  const auto m = machine(text(0.2e-6, 20e9, 3e-6, 10e9, 10e9));
+  // Recursive doubling at P = 512: with 32 ranks per node 5 of its 9 rounds stay inside.
+  const double one_per_node = time_of("recursive_doubling", 512, 1, 1, *m);
+  const double packed = time_of("recursive_doubling", 512, 1, 32, *m);
+  // Off-node rounds: the latency and the node link carrying all 32 ranks' values at once.
+  CHECK(one_per_node == Approx(9 * (3e-6 + 8 / 10e9)).epsilon(1e-9));
+  CHECK(packed == Approx(4 * (3e-6 + 32 * 8 / 10e9) + 5 * (0.2e-6 + 8 / 20e9)).epsilon(1e-9));
+}
+
+TEST_CASE("the node link is shared by the node's ranks", "[model]") {
+  // 32 ranks per node, recursive doubling of 1 MiB: in its 3 off-node rounds all 32 ranks of a
+  // node send the whole vector at once; a link that is not wider than one flow takes 32 times
+  // a single flow's time there.
+  const std::size_t n = 131072;  // 1 MiB of doubles
+  const auto narrow = machine(text(0, 1e15, 0, 10e9, 10e9));
+  const auto wide = machine(text(0, 1e15, 0, 10e9, 320e9));
+  const double t_narrow = time_of("recursive_doubling", 256, n, 32, *narrow);
+  const double t_wide = time_of("recursive_doubling", 256, n, 32, *wide);
+  const double intra = 5 * 1048576 / 1e15;  // its 5 rounds inside the node
+  CHECK(t_wide == Approx(3 * 1048576 / 10e9 + intra).epsilon(1e-9));
+  CHECK(t_narrow == Approx(32 * 3 * 1048576 / 10e9 + intra).epsilon(1e-9));
+  // One node to one other node (a torus neighbour over one of its links): pair_bandwidth. In
+  // recursive doubling each off-node round goes from a node to a single other node, so a narrow
+  // pair limit costs what the narrow node link did.
+  std::string torus_text = text(0, 1e15, 0, 10e9, 320e9);
+  torus_text.insert(torus_text.find("link_bandwidth"), "pair_bandwidth = 10e9\n");
+  const auto torus = machine(torus_text);
+  CHECK(time_of("recursive_doubling", 256, n, 32, *torus) == Approx(t_narrow).epsilon(1e-9));
+}
+
+TEST_CASE("tiers: a group's uplink and the latency of leaving the group", "[model]") {
+  // 32 ranks per node, 2048 ranks = 64 nodes; tiers of 8 and 32 nodes. Recursive doubling of one
+  // value: its rounds at distances 256 and 512 leave an 8-node group, the one at 1024 a 32-node
+  // group too.
+  const auto flat = machine(text(0.1e-6, 1e15, 1e-6, 1e15, 1e15));
+  const auto tiered = machine(text(0.1e-6, 1e15, 1e-6, 1e15, 1e15,
+                                   "[[tier]]\nnodes = 8\nlatency = 0.5e-6\n"
+                                   "[[tier]]\nnodes = 32\nlatency = 1e-6\n"));
+  const double extra = time_of("recursive_doubling", 2048, 1, 32, *tiered) -
+                       time_of("recursive_doubling", 2048, 1, 32, *flat);
+  CHECK(extra == Approx(3 * 0.5e-6 + 1e-6).epsilon(1e-6));
+  // Bandwidth: the 8-node group's uplink as narrow as one node link makes the off-group rounds
+  // of a large recursive doubling 8 times slower than the node links alone would.
+  const std::size_t n = 131072;
+  const auto links = machine(text(0, 1e15, 0, 1e15, 10e9));
+  const auto uplink =
+      machine(text(0, 1e15, 0, 1e15, 10e9, "[[tier]]\nnodes = 8\nbandwidth = 10e9\n"));
+  const double round = 32 * 1048576 / 10e9;  // one off-node round, the node link alone
+  CHECK(time_of("recursive_doubling", 2048, n, 32, *links) == Approx(6 * round).epsilon(1e-6));
+  CHECK(time_of("recursive_doubling", 2048, n, 32, *uplink) ==
+        Approx(3 * round + 3 * 8 * round).epsilon(1e-6));
+}
+
+TEST_CASE("bounds: rank 0 alone <= a sample of nodes <= every node", "[model]") {
+  const auto m = machine(text(0.3e-6, 20e9, 1.5e-6, 40e9, 50e9,
+                              "[[tier]]\nnodes = 8\nbandwidth = 50e9\nspread_bandwidth = 150e9\n"
+                              "latency = 0.5e-6\n"));
+  const Config cfg = load_config();
+  for (int P : {64, 96, 256, 1000, 1024})
+    for (std::size_t S : {1, 512}) {
+      CallShape shape = CallShape::in_units(Collective::allreduce, P, S * P, 8);
+      shape.ranks_per_node = 32;
+      const Topology topo = Topology::blocks(P, 32);
+      for (const AlgorithmInfo *a : algorithms_of(Collective::allreduce)) {
+        if (a->is_vendor() || std::string(a->name) == "ring" ||
+            !restriction_failure(*a, shape, cfg).empty())
+          continue;
+        const PlanRequest req = plan_request(*a, cfg, 0, shape);
+        const double lb = lower_bound(*a, req, *m, topo);
+        const double sampled = predict(*a, req, *m, topo, false).seconds;
+        const double every = predict(*a, req, *m, topo, true).seconds;
+        INFO(a->name << " P=" << P << " S=" << S);
+        CHECK(lb <= sampled * (1 + 1e-12));
+        CHECK(sampled <= every * (1 + 1e-12));
+        // Where the nodes repeat one another (P a power of two) the sample is the whole.
+        if ((P & (P - 1)) == 0) CHECK(sampled == Approx(every).epsilon(1e-9));
+      }
+    }
+}
+
+TEST_CASE("ranking at scale: auto finds the schedule the machine favours", "[model]") {
+  // Cheap inside a node, expensive latency between nodes: for one value per rank CHiArA with
+  // one batch per node (one stage of lanes, the only off-node steps) beats the flat schedules
+  // from P = 512 to 4096, and auto picks it with b = ranks per node, not the paper's sqrt(P).
+  const auto m = machine(text(0.2e-6, 20e9, 3e-6, 10e9, 10e9));
+  for (int P : {512, 1024, 2048, 4096}) {
+    const double chiara_node = time_of("chiara", P, P, 32, *m, {{"chiara_batch", "32"}});
+    INFO("P=" << P);
+    CHECK(chiara_node < time_of("recursive_doubling", P, P, 32, *m));
+    CHECK(chiara_node < time_of("rabenseifner", P, P, 32, *m));
+    CallShape shape = CallShape::in_units(Collective::allreduce, P, P, 8);
+    shape.ranks_per_node = 32;
+    const Topology topo = Topology::blocks(P, 32);
+    const Selection sel =
+        auto_choice(Collective::allreduce, load_config(), shape, {m.get(), &topo});
+    CHECK(std::string(sel.algo->name).rfind("chiara", 0) == 0);
+    // The batch it resolves to (a tried setting, or the paper's rule when that gives the same).
+    const PlanRequest req =
+        plan_request(*sel.algo, effective_config(load_config(), sel), 0, shape);
+    CHECK(sel.algo->explain(req).rfind("b=32 ", 0) == 0);
+  }
+  // 32 KiB per rank: the bandwidth-optimal schedules beat recursive doubling's whole vectors.
+  for (int P : {64, 256, 1024, 4096}) {
+    const std::size_t n = 4096 * static_cast<std::size_t>(P);
+    INFO("P=" << P);
+    CHECK(time_of("rabenseifner", P, n, 32, *m) < time_of("recursive_doubling", P, n, 32, *m) / 3);
+    CallShape shape = CallShape::in_units(Collective::allreduce, P, n, 8);
+    shape.ranks_per_node = 32;
+    const Topology topo = Topology::blocks(P, 32);
+    const Selection sel =
+        auto_choice(Collective::allreduce, load_config(), shape, {m.get(), &topo});
+    CHECK(std::string(sel.algo->name) != "recursive_doubling");
+    CHECK(std::string(sel.algo->name) != "ring");
+    CHECK(sel.model_seconds <= time_of("rabenseifner", P, n, 32, *m) * (1 + 1e-12));
+  }
+}
+
+TEST_CASE("auto's choice is the argmin of every candidate's model time", "[model]") {
+  const auto m = machine(text(0.3e-6, 20e9, 1.5e-6, 40e9, 50e9,
+                              "[[tier]]\nnodes = 8\nbandwidth = 50e9\nlatency = 0.5e-6\n"));
+  for (int P : {64, 256, 1024})
+    for (std::size_t S : {1, 64, 4096}) {
+      CallShape shape = CallShape::in_units(Collective::allreduce, P, S * P, 8);
+      shape.ranks_per_node = 32;
+      const Topology topo = Topology::blocks(P, 32);
+      const ModelInputs in{m.get(), &topo};
+      const auto all = model_candidates(Collective::allreduce, load_config(), shape, in, true);
+      const auto fast = model_candidates(Collective::allreduce, load_config(), shape, in, false);
+      REQUIRE(!all.empty());
+      REQUIRE(fast.size() == 1);
+      INFO("P=" << P << " S=" << S);
+      CHECK(fast[0].seconds == all[0].seconds);
+      CHECK(fast[0].label() == all[0].label());
+      for (std::size_t i = 1; i < all.size(); ++i) CHECK(all[i - 1].seconds <= all[i].seconds);
+    }
+}
