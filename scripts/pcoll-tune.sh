@@ -86,7 +86,7 @@ done
 mpi="$(mpirun --version 2>/dev/null | head -n1 || echo unknown)"
 rev="$(git -C "${root}" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 cpu="$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || echo unknown)"
-"${py}" "${here}/tune_rules.py" --coll "${coll}" --out "${out}" \
+"${py}" "${here}/lib/tune_rules.py" --coll "${coll}" --out "${out}" \
     --origin "tool=pcoll-tune" --origin "date=$(date -u +%Y-%m-%dT%H:%MZ)" \
     --origin "machine=$(hostname), ${cores} cores, ${cpu}" --origin "mpi=${mpi}" \
     --origin "pcoll=${rev}" --origin "command=${cmdline}" \

@@ -122,7 +122,7 @@ for P in ${ranks}; do
         done_runs=$((done_runs + runs))
         [[ -n "${target}" && -n "${max_runs}" ]] || break
         (( done_runs + runs <= max_runs )) || break
-        "${py}" "${here}/plot_kmeans.py" "${p_csvs[@]}" --target-width "${target}" --check && break
+        "${py}" "${here}/lib/plot_kmeans.py" "${p_csvs[@]}" --target-width "${target}" --check && break
         pcoll_msg "P=${P}: an interval is still wider than +-${target}% after ${done_runs} runs:" \
             "${runs} more"
         batch=$((batch + 1))
@@ -136,6 +136,6 @@ echo "k-means case study (CHiArA paper Section VI), deck ${deck_name}, $(hostnam
     "load average ${load_before} before the runs, ${load_after} after"
 plot_args=()
 [[ -n "${target}" ]] && plot_args+=(--target-width "${target}")
-"${py}" "${here}/plot_kmeans.py" "${csvs[@]}" -o "${out}/kmeans-fig12.png" \
+"${py}" "${here}/lib/plot_kmeans.py" "${csvs[@]}" -o "${out}/kmeans-fig12.png" \
     --decks "${root}/inputs/kmeans" "${plot_args[@]}" | tee "${out}/table.txt"
 echo "results: ${out} (per-P CSV, HDF5 per-iteration phase times, logs)"

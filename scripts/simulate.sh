@@ -12,7 +12,7 @@
 # exists is not run again, so an interrupted sweep resumes where it stopped (delete a CSV to
 # redo it). Independent cells run in parallel, --jobs at a time (default: the core count).
 # Simulated times are deterministic: the same cell gives the same numbers every time.
-# At the end scripts/sim_report.py writes the tables (text + CSV) and PNGs into OUT/.
+# At the end scripts/lib/sim_report.py writes the tables (text + CSV) and PNGs into OUT/.
 #
 # Vendor baselines are SMPI's re-implementations of MPICH's and Open MPI's selection logic
 # (--cfg=smpi/coll-selector:mpich|ompi); never SMPI's naive default. pcoll's algorithms run in
@@ -73,7 +73,7 @@ for a in ${algos}; do
 done
 
 # Ranks per node of a platform: the core count of its hosts (one rank per core).
-platform_rpn() { "${here}/sim_hostfile.sh" "${root}/inputs/platforms/$1.xml" 1024 | sed 's/.*://;q'; }
+platform_rpn() { "${here}/lib/sim_hostfile.sh" "${root}/inputs/platforms/$1.xml" 1024 | sed 's/.*://;q'; }
 divisors_upto() {  # divisors of $1 in [2, $2]
     local P="$1" max="$2" d
     for ((d = 2; d <= max && d <= P; d++)); do ((P % d == 0)) && printf '%s ' "${d}"; done
@@ -186,7 +186,7 @@ weight() { echo $(($2 * $2 / 64 + 1)); }  # cost grows about as P^2 (flows x eve
 run_cell() {  # id kind platform P selector env args
     local id="$1" kind="$2" p="$3" P="$4" sel="$5" envs="$6" args="$7"
     local hf="${out}/hostfiles/${p}-${P}" csv="${out}/cells/${id}.csv" log="${out}/logs/${id}.log"
-    [[ -s "${hf}" ]] || "${here}/sim_hostfile.sh" "${root}/inputs/platforms/${p}.xml" "${P}" >"${hf}"
+    [[ -s "${hf}" ]] || "${here}/lib/sim_hostfile.sh" "${root}/inputs/platforms/${p}.xml" "${P}" >"${hf}"
     cd "${out}"  # smpirun leaves its temporary files in the working directory
     local cmd=(smpirun -np "${P}" -platform "${root}/inputs/platforms/${p}.xml" -hostfile "${hf}"
         --cfg=smpi/simulate-computation:no --cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1
@@ -269,6 +269,6 @@ while ((${#pid_cell[@]} > 0)); do finish_one; done
 pcoll_msg "all cells done in $(($(date +%s) - start)) s"
 
 py="$(pcoll_python)" || pcoll_die "the report needs Debian's python3 with matplotlib (see above)"
-"${py}" "${here}/sim_report.py" "${out}" --paper "${root}/inputs/kmeans"
+"${py}" "${here}/lib/sim_report.py" "${out}" --paper "${root}/inputs/kmeans"
 exit
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # sim_platforms_check.sh [SOURCE_ROOT]  - quick (seconds) check of the SimGrid platform files
 #
-# For each inputs/platforms/*.xml: scripts/sim_hostfile.sh places P = 4096 ranks (and refuses more cores
+# For each inputs/platforms/*.xml: scripts/lib/sim_hostfile.sh places P = 4096 ranks (and refuses more cores
 # than the platform has), then smpirun runs tests/scripts/sim_nic_sharing.c on two hosts (P = 2 x cores
 # per host, at most 104) and we check what the README states: MPI_COMM_TYPE_SHARED groups the ranks of a
 # host, concurrent off-host senders share the host link, the loopback is used within a host.
@@ -9,7 +9,7 @@
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 plat_dir=$root/inputs/platforms
-gen=$root/scripts/sim_hostfile.sh
+gen=$root/scripts/lib/sim_hostfile.sh
 fail=0
 say() { printf '%s\n' "$*"; }
 bad() { say "FAIL: $*"; fail=1; }

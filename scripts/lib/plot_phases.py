@@ -3,13 +3,13 @@
 trace part of a log (/calls, /phases): per (algorithm, size) the median over calls and ranks of
 each phase, plus the rest of the call outside the plan's phases; the vendor is one opaque bar.
 
-    scripts/plot_phases.py LOG.h5 [-o phases.png] [--sizes 8,65536,...]
+    scripts/lib/plot_phases.py LOG.h5 [-o phases.png] [--sizes 8,65536,...]
 """
 import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pcolllog  # noqa: E402
 from pcolllog import human, np  # noqa: E402
 import matplotlib  # noqa: E402

@@ -10,7 +10,7 @@ interval contains 1.0). pipecg rows run with the vendor's overlapped MPI_Iallred
 algorithm, the mean time per iteration of halo, stencil, vector work, the allreduces (hatched)
 and the rest, one panel per solver, bars grouped by P.
 
-    scripts/plot_cg.py RUN.csv [RUN.csv ...] [-o cg-split.png]
+    scripts/lib/plot_cg.py RUN.csv [RUN.csv ...] [-o cg-split.png]
 """
 import argparse
 import csv
@@ -19,7 +19,7 @@ import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "lib"))
+sys.path.insert(0, HERE)
 from speedup import format_speedup, speedup_ci, spread  # noqa: E402
 
 PARTS = ("halo", "stencil", "vector")  # then allreduce (the dot_* phases) and other

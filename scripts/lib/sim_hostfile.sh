@@ -6,7 +6,7 @@
 # platform file itself (every <cluster> element: prefix + each radical + suffix, core attribute; and
 # every plain <host> element with its core attribute), in document order, so there is no second list.
 # Fails with a message when the platform has fewer cores than P.
-#   scripts/sim_hostfile.sh inputs/platforms/polaris.xml 4096 > hostfile
+#   scripts/lib/sim_hostfile.sh inputs/platforms/polaris.xml 4096 > hostfile
 #   smpirun -np 4096 -platform inputs/platforms/polaris.xml -hostfile hostfile ...
 set -euo pipefail
 

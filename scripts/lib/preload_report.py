@@ -4,7 +4,7 @@ each configuration (median over trials, the slowest rank per trial; untraced run
 speedup over the program run as is (scripts/lib/speedup.py: bootstrap interval, "within noise" when it contains
 1.0); the program's own output; and from each run's pcoll trace, where the calls went.
 
-    scripts/preload_report.py DIR --configs "none disabled vendor ring rabenseifner"
+    scripts/lib/preload_report.py DIR --configs "none disabled vendor ring rabenseifner"
 """
 import argparse
 import glob
@@ -12,7 +12,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from speedup import format_speedup, speedup_ci  # noqa: E402
 
 import h5py  # noqa: E402

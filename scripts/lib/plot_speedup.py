@@ -6,13 +6,13 @@ With logs at several P: one row per P, the cell shows --algo (default: the best 
 of that cell, named in it). With a single P: one row per algorithm. A cell whose 95% bootstrap
 interval over the trials contains 1.0 (scripts/lib/speedup.py) is marked "~" (within noise).
 
-    scripts/plot_speedup.py LOG.h5 [LOG.h5 ...] [-o speedup.png] [--algo NAME|best]
+    scripts/lib/plot_speedup.py LOG.h5 [LOG.h5 ...] [-o speedup.png] [--algo NAME|best]
 """
 import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pcolllog  # noqa: E402
 from pcolllog import human, np  # noqa: E402
 from speedup import speedup_ci  # noqa: E402

@@ -18,7 +18,7 @@ local reduction bandwidths measured in the same run.
 
 A sample is one block: the per-call time (block time / calls) of the slowest rank.
 
-    scripts/probe_report.py P2.csv P3.csv P4.csv [-o report.md] [--check]
+    scripts/lib/probe_report.py P2.csv P3.csv P4.csv [-o report.md] [--check]
 
 --check exits 1 unless every file has, for every size, the same number of samples (> 0) for
 every entry it declares, pmpi and the --expect entries among them (the ctest uses it). Needs
@@ -34,7 +34,7 @@ from collections import OrderedDict
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "lib"))
+sys.path.insert(0, HERE)
 from speedup import format_speedup, speedup_ci, spread  # noqa: E402
 
 DAGGER = "\u2020"

@@ -2,13 +2,13 @@
 """Per-size distributions of the call time (max over ranks per call), one box per algorithm,
 whiskers at p5/p95 and every sample beyond them drawn, so tails stay visible.
 
-    scripts/plot_distribution.py LOG.h5 [-o distribution.png] [--sizes 8,65536,...]
+    scripts/lib/plot_distribution.py LOG.h5 [-o distribution.png] [--sizes 8,65536,...]
 """
 import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pcolllog  # noqa: E402
 from pcolllog import human  # noqa: E402
 import matplotlib  # noqa: E402

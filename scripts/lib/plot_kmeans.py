@@ -10,7 +10,7 @@ and draws stacked bars like the paper's Fig. 12: per configuration, compute + ot
 under the time inside the three allreduces (hatched), median +- MAD above each bar, p10..p90 as
 the error bar.
 
-    scripts/plot_kmeans.py RUN.csv [RUN.csv ...] [-o kmeans-fig12.png] [--decks inputs/kmeans]
+    scripts/lib/plot_kmeans.py RUN.csv [RUN.csv ...] [-o kmeans-fig12.png] [--decks inputs/kmeans]
                            [--target-width PCT [--check]]
 
 Several CSVs of one deck and P (launches that added runs) are pooled.
@@ -32,7 +32,7 @@ except ImportError:  # Python < 3.11
     tomllib = None
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "lib"))
+sys.path.insert(0, HERE)
 from speedup import format_speedup, speedup_ci, spread  # noqa: E402
 
 PHASES = ("ar_counts_s", "ar_sums_s", "ar_conv_s")
@@ -267,7 +267,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("csv", nargs="+", help="kmeans --csv files")
     ap.add_argument("-o", "--out", default=None, help="PNG to write (default: none)")
-    ap.add_argument("--decks", default=os.path.join(HERE, "..", "inputs", "kmeans"),
+    ap.add_argument("--decks", default=os.path.join(HERE, "..", "..", "inputs", "kmeans"),
                     help="directory of the decks, for the paper's numbers")
     ap.add_argument("--target-width", type=float, default=None, metavar="PCT",
                     help="check that each speedup's 95%% interval is narrower than +-PCT%%")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Chooses selection rules from collbench logs and writes them as a pcoll rules file (TOML).
 
-    scripts/tune_rules.py --coll allreduce --out rules.toml [--origin key=value]...
+    scripts/lib/tune_rules.py --coll allreduce --out rules.toml [--origin key=value]...
         select_P2.h5 validate_P2.h5 select_P3.h5 ...
 
 Called by scripts/pcoll-tune.sh (see its header for the method). Per P and size: the candidate
@@ -14,7 +14,7 @@ import math
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pcolllog  # noqa: E402
 from pcolllog import human, np  # noqa: E402
 from speedup import speedup_ci, format_speedup  # noqa: E402
@@ -134,7 +134,7 @@ def main():
     ap.add_argument("--origin", action="append", default=[], help="key=value for [origin]")
     a = ap.parse_args()
     runs = load(a.logs, a.coll)
-    text = ["# pcoll selection rules, written by scripts/pcoll-tune.sh (scripts/tune_rules.py).",
+    text = ["# pcoll selection rules, written by scripts/pcoll-tune.sh (scripts/lib/tune_rules.py).",
             "# Per P and message size (bytes = the whole vector): the fastest candidate on a",
             "# selection run, kept only if a separate validation run shows it faster than the",
             "# vendor with a 95% bootstrap interval above 1.0; otherwise vendor. Evidence: the",

@@ -8,7 +8,7 @@ the all-to-all share, GFlop/s and the speedups over vendor and over FFTW-MPI wit
 intervals (scripts/lib/speedup.py: "within noise" when the interval contains 1.0), and draws
 stacked bars of the split per algorithm and P.
 
-    scripts/plot_fft.py RUN.csv [RUN.csv ...] [-o fft-split.png]
+    scripts/lib/plot_fft.py RUN.csv [RUN.csv ...] [-o fft-split.png]
 """
 import argparse
 import csv
@@ -16,7 +16,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "lib"))
+sys.path.insert(0, HERE)
 from speedup import format_speedup, spread, speedup_ci  # noqa: E402
 
 PARTS = ("fft_s", "pack_s", "alltoall_s", "unpack_s")
