@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The OSU-style allreduce probe of issue 13: for each rank count, one launch of collprobe times
+# The OSU-style allreduce probe: for each rank count, one launch of collprobe times
 # PMPI_Allreduce, every pcoll allreduce algorithm (vendor and auto included) and Open MPI's
 # coll/tuned forced to each of its algorithms (MPI_T), interleaved; then scripts/lib/probe_report.py
 # prints, per P, the table against PMPI and the table of pcoll against Open MPI's same algorithm.

@@ -1,4 +1,4 @@
-// collprobe: an OSU-style allreduce probe (issue 13). In ONE launch it times, interleaved,
+// collprobe: an OSU-style allreduce probe. In ONE launch it times, interleaved,
 //   pmpi                PMPI_Allreduce called directly (Open MPI's own decision),
 //   vendor, <algo>, auto  PCOLL_Allreduce with each pcoll allreduce algorithm (the override is
 //                       pushed once per block, outside the timed loop),
