@@ -204,6 +204,29 @@ def report_widths(checks, target):
                   f"(--runs, --max-runs) would be needed at this spread, or a quieter machine")
 
 
+def ms_text(seconds):
+    """Milliseconds to 3 significant digits, never in exponent form (41.0, 2.41, 860, 1630)."""
+    v = 1e3 * seconds
+    if not math.isfinite(v):
+        return "-"
+    if v == 0:
+        return "0"
+    mag = math.floor(math.log10(abs(v)))
+    return f"{round(v, 2 - mag):.0f}" if mag >= 2 else f"{v:.{2 - mag}f}"
+
+
+def bar_label(s, sp):
+    """A bar's label: its median in ms, and for the non-baseline bars the speedup over the
+    baseline with its 95% interval ('within noise' when the interval contains 1.0)."""
+    text = f"{ms_text(s['median'])} ms"
+    if sp is None:
+        return text + "\n(baseline)"
+    if math.isnan(sp.lo):
+        return text + f"\n{sp.ratio:.2f}x (few runs)"
+    noise = "\nwithin noise" if sp.verdict == "within noise" else ""
+    return text + f"\n{sp.ratio:.2f}x [{sp.lo:.2f}, {sp.hi:.2f}]{noise}"
+
+
 def plot(stats, out_png, decks_dir):
     import matplotlib
     matplotlib.use("Agg")
@@ -215,6 +238,7 @@ def plot(stats, out_png, decks_dir):
             decks.append(deck)
     fig, axes = plt.subplots(1, len(decks), figsize=(6.4 * len(decks) + 1.5, 4.2), squeeze=False)
     colours = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3"]
+    sp_of = {c[:3]: c[4] for c in speedups(stats)}
     for ax, deck in zip(axes[0], decks):
         Ps = sorted({p for (d, p, _) in stats if d == deck})
         algos = []
@@ -230,11 +254,11 @@ def plot(stats, out_png, decks_dir):
                 if s is None:
                     continue
                 xs.append(i + (j - (len(algos) - 1) / 2) * width)
-                comp.append(s["median"] - s["allreduce"])
-                ar.append(s["allreduce"])
-                labels.append(f"{s['median']:.3f}\n±{s['mad']:.3f}")
-                errs.append((s["median"] - s["p10"], s["p90"] - s["median"]))
-                top = max(top, s["p90"])
+                comp.append(1e3 * (s["median"] - s["allreduce"]))
+                ar.append(1e3 * s["allreduce"])
+                labels.append(bar_label(s, sp_of.get((deck, P, algo))))
+                errs.append((1e3 * (s["median"] - s["p10"]), 1e3 * (s["p90"] - s["median"])))
+                top = max(top, 1e3 * s["p90"])
             c = colours[j % len(colours)]
             ax.bar(xs, comp, width * 0.95, color=c, alpha=0.55, edgecolor="black", linewidth=0.5,
                    label=f"{algo}: compute + other")
@@ -250,14 +274,15 @@ def plot(stats, out_png, decks_dir):
         s0 = next(s for (d, _, _), s in stats.items() if d == deck)
         ax.set_xticks(range(len(Ps)))
         ax.set_xticklabels([f"P={P}" for P in Ps])
-        ax.set_ylim(0, top * 1.3 if top > 0 else 1)
-        ax.set_ylabel("iteration phase, critical path [s]\n(median; bars p10..p90)")
+        ax.set_ylim(0, top * 1.35 if top > 0 else 1)
+        ax.set_ylabel("time per run, critical path [ms]\n(median; whiskers p10..p90)")
         ax.set_title(f"deck {deck}: D = {s0['dim']}, K = {s0['clusters']}, "
                      f"{s0['iterations']} iterations, {s0['threads']} thread(s)/rank", fontsize=9)
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # clear of the bars
         ax.grid(axis="y", alpha=0.3)
-    fig.suptitle("pcoll k-means: compute vs time inside the three allreduces (cf. CHiArA Fig. 12)",
-                 fontsize=10)
+    fig.suptitle("pcoll k-means: compute vs time inside the three allreduces (cf. CHiArA Fig. 12)\n"
+                 "labels: median ms; speedup over vendor [95% bootstrap interval]",
+                 fontsize=9)
     fig.tight_layout()
     fig.savefig(out_png, dpi=110)
     print(f"figure: {out_png}")
