@@ -87,9 +87,7 @@ def main():
         elif math.isnan(sp.lo):
             sp_txt = f"{sp.ratio:.2f}x (too few runs for an interval)"
         else:
-            sp_txt = f"{sp.ratio:.2f}x [{sp.lo:.2f}, {sp.hi:.2f}]"
-            if sp.verdict != "faster" and sp.verdict != "slower":
-                sp_txt += f" {sp.verdict}"
+            sp_txt = f"{sp.ratio:.2f}x [{sp.lo:.2f}, {sp.hi:.2f}] {sp.verdict}"
         print(row("measured", P, deck, name_of(algo, s), ms_text(s["median"]),
                   f"{ms_text(s['p10'])}..{ms_text(s['p90'])}",
                   f"{100 * s['allreduce'] / s['median']:.0f}%", sp_txt))
