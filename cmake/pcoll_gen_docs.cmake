@@ -38,7 +38,7 @@ Three ways to set a parameter, strongest first:
 - an environment variable (`PCOLL_ALLREDUCE=ring mpirun ...`): the names in the table;
 - for the algorithm variables left at `auto`: a rule of the rules file `PCOLL_RULES` names
   (`builtin` = [inputs/rules/default.toml](../inputs/rules/default.toml)), then the cost model
-  ([architecture.md](architecture.md#selection)).
+  ([architecture.md](architecture.md#the-call-path-of-pcoll_allreduce)).
 
 All ranks of a communicator must use the same values: pcoll compares them at the first call on
 each communicator and fails with `MPI_ERR_ARG`, naming the variable, when they differ. A value
