@@ -67,10 +67,12 @@ if [[ ${sim} -eq 1 ]]; then
 fi
 
 echo
-echo "pcoll demo: k-means (CHiArA paper, Section VI), vendor MPI_Allreduce vs pcoll; $(hostname)," \
-    "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "pcoll demo: k-means (CHiArA paper, Section VI), vendor MPI_Allreduce vs pcoll"
+echo "this machine: $(hostname), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 report=(--measured "${measured[@]}" --decks "${root}/inputs/kmeans" --target-width "${target}")
 [[ ${#simulated[@]} -gt 0 ]] && report+=(--simulated "${simulated[@]}")
 "${py}" "${here}/lib/demo_report.py" "${report[@]}" | tee "${out}/demo-table.txt"
-echo "figure (measured): ${out}/kmeans/kmeans-fig12.png; per-run CSV and per-iteration HDF5:" \
-    "${out}/kmeans/${simulated[*]:+; simulation: ${out}/sim/ (cells/, logs/, kmeans.txt)}"
+echo "figure (measured): ${out#"${root}/"}/kmeans/kmeans-fig12.png"
+echo "per-run CSV and per-iteration HDF5: ${out#"${root}/"}/kmeans/"
+[[ ${#simulated[@]} -gt 0 ]] && echo "simulation: ${out#"${root}/"}/sim/ (cells/, logs/, kmeans.txt)"
+exit 0
