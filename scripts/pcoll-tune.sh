@@ -4,7 +4,8 @@
 #   scripts/pcoll-tune.sh [--ranks "2 3 4 5 6 7 8"] [--coll allreduce] [--sizes 8,64,...]
 #       [--algos "vendor ring tree:tree_arity=4 ..."] [--trials 41] [--warmup 5]
 #       [--out rules.toml] [--workdir DIR] [--no-build]
-# Method (the seed article's warning: never choose and report on the same samples):
+# Method (the warning of "Rings, Trees, and Butterflies: HPX Collectives": never choose and
+# report on the same samples):
 #   1. selection run: collbench (warm, cached path, barrier before each call, max over ranks,
 #      algorithms in a random order per trial) over every candidate; per size the candidate with
 #      the lowest median wins;
@@ -86,7 +87,7 @@ done
 mpi="$(mpirun --version 2>/dev/null | head -n1 || echo unknown)"
 rev="$(git -C "${root}" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 cpu="$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || echo unknown)"
-"${py}" "${here}/tune_rules.py" --coll "${coll}" --out "${out}" \
+"${py}" "${here}/lib/tune_rules.py" --coll "${coll}" --out "${out}" \
     --origin "tool=pcoll-tune" --origin "date=$(date -u +%Y-%m-%dT%H:%MZ)" \
     --origin "machine=$(hostname), ${cores} cores, ${cpu}" --origin "mpi=${mpi}" \
     --origin "pcoll=${rev}" --origin "command=${cmdline}" \

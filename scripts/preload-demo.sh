@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One unmodified MPI program, in C and in mpi4py (scripts/preload/allreduce_loop.{c,py}: plain
+# One unmodified MPI program, in C and in mpi4py (scripts/lib/preload/allreduce_loop.{c,py}: plain
 # MPI, no pcoll header), run without and with libpcoll_mpi.so: the program's output, its time
 # per MPI_Allreduce for the vendor and pcoll's algorithms, and pcoll's trace of each run showing
 # where the calls went.
@@ -41,7 +41,7 @@ py="$(pcoll_python)"
 pcoll_mpirun_env
 mkdir -p "${out}"
 rm -f "${out}"/*.out "${out}"/*.traced "${out}"/*.h5
-mpicc -O2 -o "${out}/allreduce_loop" "${here}/preload/allreduce_loop.c"
+mpicc -O2 -o "${out}/allreduce_loop" "${here}/lib/preload/allreduce_loop.c"
 
 programs=(c)
 [[ ${python_too} -eq 1 ]] && programs+=(py)
@@ -49,7 +49,7 @@ configs=(none disabled vendor ${algos})
 run() {  # run PROGRAM COUNT CONFIG ROUND|traced
   local prog="$1" count="$2" cfg="$3" r="$4" name="$1-$2-$3"
   local cmd=("${out}/allreduce_loop") env=() pre=(-x "LD_PRELOAD=${lib}") log="${out}/${name}.out"
-  [[ "${prog}" == py ]] && cmd=("${py}" "${here}/preload/allreduce_loop.py")
+  [[ "${prog}" == py ]] && cmd=("${py}" "${here}/lib/preload/allreduce_loop.py")
   case "${cfg}" in
     none) pre=() ;;
     disabled) env=(PCOLL_DISABLE=1) ;;
@@ -75,4 +75,4 @@ for prog in "${programs[@]}"; do
     for cfg in "${configs[@]}"; do run "${prog}" "${count}" "${cfg}" traced; done
   done
 done
-"${py}" "${here}/preload_report.py" "${out}" --configs "${configs[*]}" | tee "${out}/report.md"
+"${py}" "${here}/lib/preload_report.py" "${out}" --configs "${configs[*]}" | tee "${out}/report.md"

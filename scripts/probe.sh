@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The OSU-style allreduce probe of issue 13: for each rank count, one launch of collprobe times
+# The OSU-style allreduce probe: for each rank count, one launch of collprobe times
 # PMPI_Allreduce, every pcoll allreduce algorithm (vendor and auto included) and Open MPI's
-# coll/tuned forced to each of its algorithms (MPI_T), interleaved; then scripts/probe_report.py
+# coll/tuned forced to each of its algorithms (MPI_T), interleaved; then scripts/lib/probe_report.py
 # prints, per P, the table against PMPI and the table of pcoll against Open MPI's same algorithm.
 #   scripts/probe.sh [--ranks "2 3 4"] [--blocks 40] [--sizes 8,64,1k,8k,64k,1m] [--out DIR]
 #       [--build DIR] [--no-build] [-- extra collprobe flags]
@@ -93,5 +93,5 @@ git -C "${src:-${root}}" diff --quiet HEAD -- 2>/dev/null || rev+=" + uncommitte
 echo "collprobe on $(hostname), ${cores} cores, build ${build} (source ${src:-?} at ${rev})"
 sed 's/^/    /' "${out}/uptime.txt"
 echo
-"${py}" "${here}/probe_report.py" "${csvs[@]}" -o "${out}/report.md"
+"${py}" "${here}/lib/probe_report.py" "${csvs[@]}" -o "${out}/report.md"
 pcoll_msg "results: ${out} (per-P CSV and log, uptime.txt, report.md)"

@@ -146,7 +146,7 @@ sim_launch() {
     for a in "$@"; do [[ "${prev:-}" == --solver ]] && s="${a}"; prev="${a}"; done
     local rates; read -r -a rates <<<"$(calibrate "${s}")"
     local hf="${out}/hosts-${smpi}-${P}"
-    [[ -s "${hf}" ]] || "${here}/sim_hostfile.sh" "${root}/inputs/platforms/${smpi}.xml" "${P}" >"${hf}"
+    [[ -s "${hf}" ]] || "${here}/lib/sim_hostfile.sh" "${root}/inputs/platforms/${smpi}.xml" "${P}" >"${hf}"
     # The native runs' block per rank is the deck's (weak) or its whole grid; the simulated one
     # charges per point, so a strong-scaling deck is charged its smaller blocks correctly.
     (cd "${out}" && env OMP_NUM_THREADS=1 OMP_PROC_BIND=false PCOLL_FALLBACK=error \
@@ -195,7 +195,7 @@ if [[ -n "${smpi}" ]]; then
 else
     echo "CG case study, deck ${deck_name}, $(hostname), ${cores} cores"
 fi
-"${py}" "${here}/plot_cg.py" "${csvs[@]}" -o "${out}/cg-split.png" | tee "${out}/table.txt"
+"${py}" "${here}/lib/plot_cg.py" "${csvs[@]}" -o "${out}/cg-split.png" | tee "${out}/table.txt"
 if [[ -f "${out}/refinement.txt" ]]; then
     tee -a "${out}/table.txt" <"${out}/refinement.txt"
 fi

@@ -132,7 +132,7 @@ done
 
 echo
 echo "3-D FFT case study, deck ${deck_name}, $(hostname), ${cores} cores, ${threads} thread(s)/rank"
-"${py}" "${here}/plot_fft.py" "${csvs[@]}" -o "${out}/fft-split.png" | tee "${out}/table.txt"
+"${py}" "${here}/lib/plot_fft.py" "${csvs[@]}" -o "${out}/fft-split.png" | tee "${out}/table.txt"
 if [[ ${smpi} -eq 1 ]]; then
     echo "results: ${out} (per-run CSV, logs; simulated: no FFTW-MPI anchor, no HDF5)"
 else

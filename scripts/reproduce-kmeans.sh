@@ -6,7 +6,9 @@
 # it contains 1.0) and writes a Fig.-12-style PNG (compute vs time inside the three allreduces).
 #   scripts/reproduce-kmeans.sh [--ranks "2 4 8"] [--deck polaris] [--runs 10] [--warmup 2]
 #       [--algos "vendor chiara"] [--threads 1] [--iterations N] [--out DIR] [--no-build]
-#       [--target-width PCT [--max-runs N]]
+#       [--target-width PCT [--max-runs N]] [--quiet]
+# --quiet: progress lines only; the table goes to DIR/table.txt, not to the terminal (demo.sh
+#   prints its own summary of it).
 # --target-width PCT: say whether each speedup's 95% interval is narrower than +-PCT%; with
 #   --max-runs N > --runs, while it is not, launch another --runs runs per algorithm (pooled with
 #   the earlier ones) until it is or N runs are done. The rule looks at the interval's width,
@@ -25,7 +27,7 @@ export PCOLL_LOG_TAG=reproduce-kmeans
 root="$(pcoll_repo_root)"
 build="${PCOLL_BUILD_DIR:-${root}/build}"
 ranks="2 4 8" deck=polaris runs=10 warmup=2 algos="" threads="${OMP_NUM_THREADS:-1}"
-iterations="" out="" do_build=1 target="" max_runs=""
+iterations="" out="" do_build=1 target="" max_runs="" quiet=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --ranks) ranks="$2"; shift 2 ;;
@@ -39,7 +41,8 @@ while [[ $# -gt 0 ]]; do
         --no-build) do_build=0; shift ;;
         --target-width) target="$2"; shift 2 ;;
         --max-runs) max_runs="$2"; shift 2 ;;
-        -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --quiet) quiet=1; shift ;;
+        -h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) pcoll_die "unknown argument '$1' (see --help)" ;;
     esac
 done
@@ -117,12 +120,12 @@ for P in ${ranks}; do
             --runs "${runs}" --warmup "${warmup}" "${extra[@]}" \
             --csv "${name}.csv" --output "${name}.h5" >"${name}.log" 2>&1 ||
             { tail -n 30 "${name}.log" >&2; pcoll_die "kmeans failed at P=${P} (log: ${name}.log)"; }
-        grep -A20 '^summary' "${name}.log" | sed 's/^/  /' >&2
+        [[ ${quiet} -eq 1 ]] || grep -A20 '^summary' "${name}.log" | sed 's/^/  /' >&2
         p_csvs+=("${name}.csv")
         done_runs=$((done_runs + runs))
         [[ -n "${target}" && -n "${max_runs}" ]] || break
         (( done_runs + runs <= max_runs )) || break
-        "${py}" "${here}/plot_kmeans.py" "${p_csvs[@]}" --target-width "${target}" --check && break
+        "${py}" "${here}/lib/plot_kmeans.py" "${p_csvs[@]}" --target-width "${target}" --check && break
         pcoll_msg "P=${P}: an interval is still wider than +-${target}% after ${done_runs} runs:" \
             "${runs} more"
         batch=$((batch + 1))
@@ -130,12 +133,20 @@ for P in ${ranks}; do
     csvs+=("${p_csvs[@]}")
 done
 
-echo
 load_after="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
-echo "k-means case study (CHiArA paper Section VI), deck ${deck_name}, $(hostname), ${cores} cores," \
-    "load average ${load_before} before the runs, ${load_after} after"
 plot_args=()
 [[ -n "${target}" ]] && plot_args+=(--target-width "${target}")
-"${py}" "${here}/plot_kmeans.py" "${csvs[@]}" -o "${out}/kmeans-fig12.png" \
-    --decks "${root}/inputs/kmeans" "${plot_args[@]}" | tee "${out}/table.txt"
-echo "results: ${out} (per-P CSV, HDF5 per-iteration phase times, logs)"
+report() {
+    echo "k-means case study (CHiArA paper Section VI), deck ${deck_name}, $(hostname), ${cores} cores," \
+        "load average ${load_before} before the runs, ${load_after} after"
+    "${py}" "${here}/lib/plot_kmeans.py" "${csvs[@]}" -o "${out}/kmeans-fig12.png" \
+        --decks "${root}/inputs/kmeans" "${plot_args[@]}"
+}
+if [[ ${quiet} -eq 1 ]]; then
+    report >"${out}/table.txt"
+    printf '%s\n' "${csvs[@]}" >"${out}/csvs.txt"  # the runs the table is made from
+else
+    echo
+    report | tee "${out}/table.txt"
+    echo "results: ${out} (per-P CSV, HDF5 per-iteration phase times, logs)"
+fi

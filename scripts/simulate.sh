@@ -6,13 +6,16 @@
 #   scripts/simulate.sh [--quick] [--experiments "fig11 fig6 fig7 fig9 kmeans"]
 #       [--platforms "polaris fugaku"] [--ranks "64 128 256 512 1024 2048"]
 #       [--segments "1 8 64 512 4096"] [--algos "chiara chiara_loglane rabenseifner auto"]
-#       [--selectors "mpich ompi"] [--jobs N] [--out DIR] [--build DIR] [--list]
+#       [--selectors "mpich ompi"] [--kmeans-ranks "256"] [--jobs N] [--out DIR] [--build DIR]
+#       [--list]
+# --kmeans-ranks: the k-means cells' rank counts (default: the paper's, 256 and 2048 on the
+#   Polaris-like platform, 576 and 2304 on the Fugaku-like one).
 #
 # Every simulation is one "cell" (one smpirun) whose CSV lands in OUT/cells/; a cell whose CSV
 # exists is not run again, so an interrupted sweep resumes where it stopped (delete a CSV to
 # redo it). Independent cells run in parallel, --jobs at a time (default: the core count).
 # Simulated times are deterministic: the same cell gives the same numbers every time.
-# At the end scripts/sim_report.py writes the tables (text + CSV) and PNGs into OUT/.
+# At the end scripts/lib/sim_report.py writes the tables (text + CSV) and PNGs into OUT/.
 #
 # Vendor baselines are SMPI's re-implementations of MPICH's and Open MPI's selection logic
 # (--cfg=smpi/coll-selector:mpich|ompi); never SMPI's naive default. pcoll's algorithms run in
@@ -36,12 +39,13 @@ ranks="64 128 256 512 1024 2048"
 segments="1 8 64 512 4096"
 algos="chiara chiara_loglane rabenseifner auto"
 selectors="mpich ompi"
+kmeans_ranks=""  # empty: the paper's (polaris 256 2048, fugaku 576 2304)
 jobs="$(pcoll_jobs)"
 out="${root}/sim-out"
 build="${root}/build-smpi"
 list_only=0
 quick=0
-usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --quick) quick=1; shift ;;
@@ -51,6 +55,7 @@ while [[ $# -gt 0 ]]; do
         --segments) segments="$2"; shift 2 ;;
         --algos) algos="$2"; shift 2 ;;
         --selectors) selectors="$2"; shift 2 ;;
+        --kmeans-ranks) kmeans_ranks="$2"; shift 2 ;;
         --jobs) jobs="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
         --build) build="$2"; shift 2 ;;
@@ -73,7 +78,7 @@ for a in ${algos}; do
 done
 
 # Ranks per node of a platform: the core count of its hosts (one rank per core).
-platform_rpn() { "${here}/sim_hostfile.sh" "${root}/inputs/platforms/$1.xml" 1024 | sed 's/.*://;q'; }
+platform_rpn() { "${here}/lib/sim_hostfile.sh" "${root}/inputs/platforms/$1.xml" 1024 | sed 's/.*://;q'; }
 divisors_upto() {  # divisors of $1 in [2, $2]
     local P="$1" max="$2" d
     for ((d = 2; d <= max && d <= P; d++)); do ((P % d == 0)) && printf '%s ' "${d}"; done
@@ -125,7 +130,7 @@ for exp in ${experiments}; do
             for spec in "polaris polaris 256 2048" "fugaku fugaku 576 2304"; do
                 read -r deck p P1 P2 <<<"${spec}"
                 [[ " ${platforms} " == *" ${p} "* ]] || continue
-                for P in ${P1} ${P2}; do
+                for P in ${kmeans_ranks:-${P1} ${P2}}; do
                     [[ ${quick} -eq 1 ]] && P=64
                     for sel in ${selectors}; do
                         a="vendor"
@@ -149,7 +154,11 @@ if [[ ${list_only} -eq 1 ]]; then
 fi
 
 # ---- build, calibrate ---------------------------------------------------------------------------
-"${here}/build-smpi.sh" "${build}"
+# Only the programs the cells run: collbench for the collective benchmarks, kmeans for k-means.
+smpi_targets=()
+printf '%s\n' "${cells[@]}" | cut -f2 | grep -qx bench && smpi_targets+=(collbench)
+printf '%s\n' "${cells[@]}" | cut -f2 | grep -qx kmeans && smpi_targets+=(kmeans)
+"${here}/build-smpi.sh" "${build}" "${smpi_targets[@]}"
 command -v smpirun >/dev/null || pcoll_die "smpirun not found (Debian: libsimgrid-dev)"
 mkdir -p "${out}/cells" "${out}/logs" "${out}/hostfiles"
 
@@ -186,7 +195,7 @@ weight() { echo $(($2 * $2 / 64 + 1)); }  # cost grows about as P^2 (flows x eve
 run_cell() {  # id kind platform P selector env args
     local id="$1" kind="$2" p="$3" P="$4" sel="$5" envs="$6" args="$7"
     local hf="${out}/hostfiles/${p}-${P}" csv="${out}/cells/${id}.csv" log="${out}/logs/${id}.log"
-    [[ -s "${hf}" ]] || "${here}/sim_hostfile.sh" "${root}/inputs/platforms/${p}.xml" "${P}" >"${hf}"
+    [[ -s "${hf}" ]] || "${here}/lib/sim_hostfile.sh" "${root}/inputs/platforms/${p}.xml" "${P}" >"${hf}"
     cd "${out}"  # smpirun leaves its temporary files in the working directory
     local cmd=(smpirun -np "${P}" -platform "${root}/inputs/platforms/${p}.xml" -hostfile "${hf}"
         --cfg=smpi/simulate-computation:no --cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1
@@ -269,6 +278,6 @@ while ((${#pid_cell[@]} > 0)); do finish_one; done
 pcoll_msg "all cells done in $(($(date +%s) - start)) s"
 
 py="$(pcoll_python)" || pcoll_die "the report needs Debian's python3 with matplotlib (see above)"
-"${py}" "${here}/sim_report.py" "${out}" --paper "${root}/inputs/kmeans"
+"${py}" "${here}/lib/sim_report.py" "${out}" --paper "${root}/inputs/kmeans"
 exit
 }

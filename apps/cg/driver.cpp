@@ -6,6 +6,7 @@
 
 #include <iostream>
 
+#include "../common/phase_record.hpp"
 #include "grid.hpp"
 #include "report.hpp"
 #include "solver.hpp"
@@ -14,34 +15,14 @@ namespace pcoll::cg {
 
 namespace {
 
-// Gathers one run's times to rank 0 and fills the record there (critical-path split).
+// Gathers one run's phase times to rank 0 (apps/common/phase_record.hpp) and fills the record
+// there: the critical-path split, and every rank's iterations when they go to the HDF5 file.
 RunRecord collect(MPI_Comm comm, const RunResult &res, bool keep_iterations) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  const std::size_t nph = res.phases.size();
-  // Every rank ran the same iterations (the stopping test is on reduced values).
-  const std::size_t iters = nph ? res.times.size() / nph : 0;
-  std::vector<double> mine(1 + nph, 0.0);
-  mine[0] = res.wall;
-  for (std::size_t i = 0; i < iters; ++i)
-    for (std::size_t f = 0; f < nph; ++f) mine[1 + f] += res.times[i * nph + f];
-  std::vector<double> all(rank == 0 ? size * mine.size() : 0);
-  MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
-             static_cast<int>(mine.size()), MPI_DOUBLE, 0, comm);
+  const apps::PhaseRecord mine(res.phases, res.times);
+  apps::GatheredPhases g = apps::gather_phases(comm, res.wall, mine, keep_iterations);
   RunRecord r;
-  if (keep_iterations) {
-    std::vector<double> gathered(rank == 0 ? res.times.size() * size : 0);
-    MPI_Gather(res.times.data(), static_cast<int>(res.times.size()), MPI_DOUBLE, gathered.data(),
-               static_cast<int>(res.times.size()), MPI_DOUBLE, 0, comm);
-    if (rank == 0) {  // [rank][iteration][phase] -> [iteration][rank][phase]
-      r.per_iteration.resize(gathered.size());
-      for (int p = 0; p < size; ++p)
-        for (std::size_t i = 0; i < iters; ++i)
-          for (std::size_t f = 0; f < nph; ++f)
-            r.per_iteration[(i * size + p) * nph + f] = gathered[(p * iters + i) * nph + f];
-    }
-  }
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
   if (rank != 0) return r;
   r.iterations = res.iterations;
   r.converged = res.converged;
@@ -51,18 +32,14 @@ RunRecord collect(MPI_Comm comm, const RunResult &res, bool keep_iterations) {
   r.err_l2 = res.err_l2;
   r.digest = res.digest;
   r.served = res.served;
-  for (int p = 0; p < size; ++p) {
-    const double wall = all[p * mine.size()];
-    r.wall.push_back(wall);
-    if (wall > r.total) {
-      r.total = wall;
-      r.critical_rank = p;
-    }
-  }
-  const double *c = &all[r.critical_rank * mine.size()];
-  r.phase.assign(c + 1, c + 1 + nph);
+  r.wall = g.wall;
+  r.total = g.total;
+  r.critical_rank = g.critical_rank;
+  const double *c = g.sums_of(r.critical_rank);
+  r.phase.assign(c, c + g.phases);
   r.other = r.total;
   for (double t : r.phase) r.other -= t;
+  r.per_iteration = std::move(g.per_iteration);
   return r;
 }
 

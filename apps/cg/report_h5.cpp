@@ -14,6 +14,7 @@
 #include <hdf5.h>
 
 #include "../common/h5_attrs.hpp"
+#include "../common/phase_record.hpp"
 #endif
 
 namespace pcoll::cg {
@@ -44,9 +45,7 @@ void write_results_h5(const std::string &path, const RunSetup &s,
     attr_int(f, (std::string("p") + "xyz"[a]).c_str(), s.dims[a]);
   }
   attr_double(f, "tol", s.tol);
-  std::string phases;
-  for (const auto &p : s.phases) phases += (phases.empty() ? "" : ",") + p;
-  attr_string(f, "phases", phases);
+  attr_string(f, "phases", apps::joined_names(s.phases));
   const hid_t all = H5Gcreate2(f, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const RunRecord &r = runs[i];
@@ -71,9 +70,7 @@ void write_results_h5(const std::string &path, const RunSetup &s,
     attr_double(g, "other_s", r.other);
     for (std::size_t p = 0; p < s.phases.size(); ++p)
       attr_double(g, (s.phases[p] + "_s").c_str(), r.phase[p]);
-    const hsize_t dims3[3] = {static_cast<hsize_t>(r.iterations), static_cast<hsize_t>(s.ranks),
-                              static_cast<hsize_t>(s.phases.size())};
-    dataset_f64(g, "phase_times", r.per_iteration, 3, dims3);
+    apps::dataset_phase_times(g, r.per_iteration, r.iterations, s.ranks, s.phases.size());
     const hsize_t dims1[1] = {static_cast<hsize_t>(s.ranks)};
     dataset_f64(g, "wall", r.wall, 1, dims1);
     H5Gclose(g);

@@ -1,9 +1,10 @@
 // collbench: times pcoll collectives against the vendor MPI in one run, OSU/nccl-tests style,
-// with the conventions of the seed article: warm-ups, a barrier before each timed call, the
-// maximum over ranks per call, median/MAD/p10/p90/min/max, algorithms in randomized order each
-// repetition (fixed seed), every result verified outside the timed region against exactly
-// known values (any wrong result makes the run exit 1), the ledger and alpha-beta prediction of
-// each plan beside its measurement, speedup against the vendor measured in the same run.
+// with the conventions of "Rings, Trees, and Butterflies: HPX Collectives": warm-ups, a barrier
+// before each timed call, the maximum over ranks per call, median/MAD/p10/p90/min/max,
+// algorithms in randomized order each repetition (fixed seed), every result verified outside the
+// timed region against exactly known values (any wrong result makes the run exit 1), the ledger
+// and alpha-beta prediction of each plan beside its measurement, speedup against the vendor
+// measured in the same run.
 //
 //   mpirun -np P collbench --coll allreduce|reduce_scatter_block|allgather
 //                          --algos vendor,ring,chiara --min 8 --max 4M

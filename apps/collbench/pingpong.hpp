@@ -1,4 +1,5 @@
-// alpha and beta of the local machine, measured as the seed article does: ranks 0 and 1 bounce
+// alpha and beta of the local machine, measured as "Rings, Trees, and Butterflies: HPX
+// Collectives" does: ranks 0 and 1 bounce
 // a message; one-way time = round trip / 2, batched for small sizes; alpha = the median one-way
 // time of an empty message, beta = the slope of a least-squares line through the three largest
 // sizes. Other ranks wait.

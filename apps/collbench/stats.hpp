@@ -1,4 +1,5 @@
-// Order statistics of one sample set (seed article / OSU conventions).
+// Order statistics of one sample set (the conventions of "Rings, Trees, and Butterflies: HPX
+// Collectives" and OSU).
 #pragma once
 
 #include <vector>

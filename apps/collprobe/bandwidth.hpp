@@ -1,6 +1,6 @@
 // This machine's local reduction bandwidth, measured in the probe's own run, so that pcoll's
-// 1 MiB reduction can be compared with what the memory system gives (issue 13: the fast path's
-// double sum should reach >= 80% of the STREAM add bandwidth).
+// 1 MiB reduction can be compared with what the memory system gives (the goal: the fast path's
+// double sum reaches >= 80% of the STREAM add bandwidth).
 #pragma once
 
 #include <mpi.h>

@@ -1,4 +1,4 @@
-// collprobe: an OSU-style allreduce probe (issue 13). In ONE launch it times, interleaved,
+// collprobe: an OSU-style allreduce probe. In ONE launch it times, interleaved,
 //   pmpi                PMPI_Allreduce called directly (Open MPI's own decision),
 //   vendor, <algo>, auto  PCOLL_Allreduce with each pcoll allreduce algorithm (the override is
 //                       pushed once per block, outside the timed loop),
@@ -8,7 +8,7 @@
 // CALLS, max over ranks = one sample), the entries in a new random order every block round.
 // Every result is checked bit for bit against PMPI's and the exact sum outside the timed region;
 // a wrong one stops the run (exit 1). It also measures the machine's local reduction bandwidth
-// (bandwidth.hpp). scripts/probe.sh runs it for several P, scripts/probe_report.py tabulates.
+// (bandwidth.hpp). scripts/probe.sh runs it for several P, scripts/lib/probe_report.py tabulates.
 //
 //   OMPI_MCA_coll_tuned_use_dynamic_rules=1 mpirun -np 3 collprobe --blocks 30 --csv p3.csv
 #include "../smpi_compat.hpp"  // first: see there

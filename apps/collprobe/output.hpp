@@ -21,7 +21,7 @@ struct RunInfo {
 
 // Per size: calls per block, what served the pcoll entries where it was not the entry itself
 // (what `auto` chose, fallbacks), and per entry the median and minimum time per call (us) with
-// the median's ratio to pmpi's (pmpi/entry: < 1 is slower). scripts/probe_report.py gives the
+// the median's ratio to pmpi's (pmpi/entry: < 1 is slower). scripts/lib/probe_report.py gives the
 // same with bootstrap intervals.
 void print_summary(const RunInfo &run, const ProbeResult &res);
 

@@ -60,4 +60,15 @@ inline void dataset_f64(hid_t group, const char *name, const std::vector<double>
   H5Sclose(space);
 }
 
+// A run's phase times of every iteration on every rank (GatheredPhases::per_iteration), as the
+// dataset `phase_times[iteration][rank][phase]`, seconds; the file's `phases` attribute names the
+// columns.
+inline void dataset_phase_times(hid_t group, const std::vector<double> &per_iteration,
+                                std::size_t iterations, int ranks, std::size_t phases,
+                                const char *name = "phase_times") {
+  const hsize_t dims[3] = {static_cast<hsize_t>(iterations), static_cast<hsize_t>(ranks),
+                           static_cast<hsize_t>(phases)};
+  dataset_f64(group, name, per_iteration, 3, dims);
+}
+
 }  // namespace pcoll::apps

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <iostream>
 #include <stdexcept>
+#include <utility>
 
+#include "../common/phase_record.hpp"
 #include "checks.hpp"
 #include "fftw_anchor.hpp"
 #include "field.hpp"
@@ -95,7 +97,7 @@ std::string served_by(const DistributedFft &fft) {
 
 // Times one forward or backward transform on this rank: {wall, fft, pack, alltoall, unpack}.
 template <class F>
-void timed(MPI_Comm comm, long long &traced, std::vector<double> &split, const Times *times,
+void timed(MPI_Comm comm, long long &traced, apps::PhaseRecord &split, const Times *times,
            F &&transform) {
   const Times before = times ? *times : Times{};
   MPI_Barrier(comm);  // every transform starts together: its time is the slowest rank's
@@ -105,19 +107,21 @@ void timed(MPI_Comm comm, long long &traced, std::vector<double> &split, const T
   const double wall = MPI_Wtime() - t0;
   PCOLL_Trace_iteration_end();
   const Times after = times ? *times : Times{};
-  split.insert(split.end(), {wall, after.fft - before.fft, after.pack - before.pack,
-                             after.alltoall - before.alltoall, after.unpack - before.unpack});
+  split.add({wall, after.fft - before.fft, after.pack - before.pack,
+             after.alltoall - before.alltoall, after.unpack - before.unpack});
 }
 
-// Rank 0: the critical-path means of one run from every rank's per-transform split.
-void summarise(RunRecord &r, const std::vector<double> &all, int ranks, int transforms) {
-  r.split = all;
+// Rank 0: the critical-path means of one run from every rank's per-transform split
+// (g.per_iteration: [transform][rank][wall, fft, pack, alltoall, unpack]). Each transform starts
+// after a barrier, so its critical path is the rank whose wall time was longest in it.
+void summarise(RunRecord &r, apps::GatheredPhases &&g) {
+  const int transforms = static_cast<int>(g.iterations);
   r.fastest = 1e300;
   for (int t = 0; t < transforms; ++t) {
     int crit = 0;
-    for (int p = 1; p < ranks; ++p)
-      if (all[(t * ranks + p) * kSplit] > all[(t * ranks + crit) * kSplit]) crit = p;
-    const double *v = &all[(t * ranks + crit) * kSplit];
+    for (int p = 1; p < g.ranks; ++p)
+      if (g.at(t, p)[0] > g.at(t, crit)[0]) crit = p;
+    const double *v = g.at(t, crit);
     r.time += v[0];
     r.fft += v[1];
     r.pack += v[2];
@@ -128,6 +132,7 @@ void summarise(RunRecord &r, const std::vector<double> &all, int ranks, int tran
   }
   for (double *x : {&r.time, &r.fft, &r.pack, &r.alltoall, &r.unpack}) *x /= transforms;
   r.other = r.time - (r.fft + r.pack + r.alltoall + r.unpack);
+  r.split = std::move(g.per_iteration);
 }
 
 }  // namespace
@@ -243,12 +248,11 @@ int run_driver(MPI_Comm comm, const Options &opt) {
   long long traced = 0;
   std::vector<RunRecord> records;
   const int n = static_cast<int>(setup.algorithms.size());
-  const int transforms = 2 * opt.iterations;
   for (int rep = 0; rep < opt.warmup + opt.runs; ++rep) {
     for (int j = 0; j < n; ++j) {
       const std::string &name = setup.algorithms[(j + rep) % n];
       const bool is_fftw = name == kFftwMpi;
-      std::vector<double> split;
+      apps::PhaseRecord split(split_names());
       bool bits_ok = true;
       if (is_fftw) {
         theirs->fill_input();
@@ -270,9 +274,8 @@ int run_driver(MPI_Comm comm, const Options &opt) {
           ours.rescale();
         }
       }
-      std::vector<double> all(rank == 0 ? split.size() * size : 0);
-      MPI_Gather(split.data(), static_cast<int>(split.size()), MPI_DOUBLE, all.data(),
-                 static_cast<int>(split.size()), MPI_DOUBLE, 0, comm);
+      // Every transform of every rank, for the critical path of each (and the HDF5 file).
+      apps::GatheredPhases all = apps::gather_phases(comm, 0.0, split, true);
       if (rank != 0) continue;
       RunRecord rec;
       rec.algorithm = name;
@@ -280,7 +283,7 @@ int run_driver(MPI_Comm comm, const Options &opt) {
       rec.warmup = rep < opt.warmup;
       rec.rep = rec.warmup ? rep : rep - opt.warmup;
       rec.bits_ok = bits_ok;
-      summarise(rec, all, size, transforms);
+      summarise(rec, std::move(all));
       if (opt.output.empty()) rec.split.clear();
       if (!opt.quiet) print_run(std::cout, rec, records.empty());
       records.push_back(std::move(rec));

@@ -16,6 +16,11 @@ namespace pcoll::fft3d {
 
 constexpr const char *kFftwMpi = "fftw_mpi";  // the anchor's name in every table
 constexpr int kSplit = 5;                     // wall, fft, pack, alltoall, unpack
+// The columns of a transform's split, in order (apps::PhaseRecord names; kSplit of them).
+inline const std::vector<std::string> &split_names() {
+  static const std::vector<std::string> names = {"wall", "fft", "pack", "alltoall", "unpack"};
+  return names;
+}
 
 struct RunSetup {
   std::string deck, decomp, field, planner, transform;

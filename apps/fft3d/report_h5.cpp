@@ -22,7 +22,6 @@ namespace pcoll::fft3d {
 
 using apps::attr_double;
 using apps::attr_string;
-using apps::dataset_f64;
 
 void write_results_h5(const std::string &path, const RunSetup &s,
                       const std::vector<RunRecord> &runs) {
@@ -75,9 +74,8 @@ void write_results_h5(const std::string &path, const RunSetup &s,
       attr_double(g, key, v);
     // split[transform][rank][wall, fft, pack, alltoall, unpack], seconds; transforms alternate
     // forward, backward.
-    const hsize_t dims[3] = {r.split.size() / (std::size_t(s.ranks) * kSplit),
-                             static_cast<hsize_t>(s.ranks), kSplit};
-    dataset_f64(g, "split", r.split, 3, dims);
+    apps::dataset_phase_times(g, r.split, r.split.size() / (std::size_t(s.ranks) * kSplit), s.ranks,
+                              kSplit, "split");
     H5Gclose(g);
   }
   H5Gclose(all);

@@ -4,12 +4,14 @@
 #include <pcoll/trace.h>
 #include <pcoll/pcoll.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
 
+#include "../common/phase_record.hpp"
 #include "../common/run_order.hpp"
 #include "report.hpp"
 #include "solver.hpp"
@@ -18,47 +20,17 @@ namespace pcoll::kmeans {
 
 namespace {
 
-constexpr int kPhases = 4;  // compute, ar_counts, ar_sums, ar_conv
-
-// Gathers one run's times to rank 0 and fills the record there (critical-path split).
+// Gathers one run's phase times to rank 0 (apps/common/phase_record.hpp) and fills the record
+// there: the critical-path split, and every rank's iterations when they go to the HDF5 file.
 RunRecord collect(MPI_Comm comm, const RunResult &res, bool keep_iterations) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  double mine[1 + kPhases] = {res.wall, 0, 0, 0, 0};
-  for (const auto &t : res.per_iteration) {
-    mine[1] += t.compute;
-    mine[2] += t.ar_counts;
-    mine[3] += t.ar_sums;
-    mine[4] += t.ar_conv;
-  }
-  std::vector<double> all(rank == 0 ? static_cast<std::size_t>(size) * (1 + kPhases) : 0);
-  MPI_Gather(mine, 1 + kPhases, MPI_DOUBLE, all.data(), 1 + kPhases, MPI_DOUBLE, 0, comm);
-
+  apps::PhaseRecord mine(phase_names());
+  mine.reserve(res.per_iteration.size());
+  for (const PhaseTimes &t : res.per_iteration)
+    mine.add({t.compute, t.ar_counts, t.ar_sums, t.ar_conv});
+  apps::GatheredPhases g = apps::gather_phases(comm, res.wall, mine, keep_iterations);
   RunRecord r;
-  if (keep_iterations) {
-    // Every rank ran the same number of iterations (the convergence test is on a global sum).
-    std::vector<double> local(res.per_iteration.size() * kPhases);
-    for (std::size_t i = 0; i < res.per_iteration.size(); ++i) {
-      const auto &t = res.per_iteration[i];
-      local[i * kPhases + 0] = t.compute;
-      local[i * kPhases + 1] = t.ar_counts;
-      local[i * kPhases + 2] = t.ar_sums;
-      local[i * kPhases + 3] = t.ar_conv;
-    }
-    std::vector<double> gathered(rank == 0 ? local.size() * size : 0);
-    MPI_Gather(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, gathered.data(),
-               static_cast<int>(local.size()), MPI_DOUBLE, 0, comm);
-    if (rank == 0) {
-      // [rank][iteration][phase] -> [iteration][rank][phase]
-      const std::size_t iters = res.per_iteration.size();
-      r.per_iteration.resize(gathered.size());
-      for (int p = 0; p < size; ++p)
-        for (std::size_t i = 0; i < iters; ++i)
-          for (int f = 0; f < kPhases; ++f)
-            r.per_iteration[(i * size + p) * kPhases + f] = gathered[(p * iters + i) * kPhases + f];
-    }
-  }
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
   if (rank != 0) return r;
   r.iterations = res.iterations;
   r.converged = res.converged;
@@ -67,22 +39,21 @@ RunRecord collect(MPI_Comm comm, const RunResult &res, bool keep_iterations) {
   r.served_counts = res.served_counts;
   r.served_sums = res.served_sums;
   r.served_conv = res.served_conv;
-  for (int p = 0; p < size; ++p) {
-    const double *v = &all[static_cast<std::size_t>(p) * (1 + kPhases)];
-    r.wall.push_back(v[0]);
-    if (v[0] > r.total) {
-      r.total = v[0];
-      r.critical_rank = p;
-    }
-    r.compute_max = std::max(r.compute_max, v[1]);
-    r.allreduce_max = std::max(r.allreduce_max, v[2] + v[3] + v[4]);
+  r.wall = g.wall;
+  r.total = g.total;
+  r.critical_rank = g.critical_rank;
+  for (int p = 0; p < g.ranks; ++p) {
+    const double *v = g.sums_of(p);  // compute, ar_counts, ar_sums, ar_conv
+    r.compute_max = std::max(r.compute_max, v[0]);
+    r.allreduce_max = std::max(r.allreduce_max, v[1] + v[2] + v[3]);
   }
-  const double *c = &all[static_cast<std::size_t>(r.critical_rank) * (1 + kPhases)];
-  r.compute = c[1];
-  r.ar_counts = c[2];
-  r.ar_sums = c[3];
-  r.ar_conv = c[4];
+  const double *c = g.sums_of(r.critical_rank);
+  r.compute = c[0];
+  r.ar_counts = c[1];
+  r.ar_sums = c[2];
+  r.ar_conv = c[3];
   r.other = r.total - (r.compute + r.ar_counts + r.ar_sums + r.ar_conv);
+  r.per_iteration = std::move(g.per_iteration);
   return r;
 }
 

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "../common/phase_record.hpp"
 #include "../common/speedup.hpp"
 
 #ifdef PCOLL_KMEANS_HAVE_HDF5
@@ -36,6 +37,11 @@ std::string served(const RunRecord &r) {
 }
 
 }  // namespace
+
+const std::vector<std::string> &phase_names() {
+  static const std::vector<std::string> names = {"compute", "ar_counts", "ar_sums", "ar_conv"};
+  return names;
+}
 
 void print_header(std::ostream &os, const RunSetup &s) {
   os << "kmeans: deck " << s.deck << " | P = " << s.ranks << " ranks x " << s.threads
@@ -196,7 +202,7 @@ void write_results_h5(const std::string &path, const RunSetup &s,
   attr_num(f, "clusters", s.clusters);
   attr_num(f, "points", s.points);
   attr_num(f, "exact_sums", s.exact_sums ? 1 : 0);
-  attr_string(f, "phases", "compute,ar_counts,ar_sums,ar_conv");
+  attr_string(f, "phases", apps::joined_names(phase_names()));
   const hid_t all = H5Gcreate2(f, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const RunRecord &r = runs[i];
@@ -221,9 +227,7 @@ void write_results_h5(const std::string &path, const RunSetup &s,
     attr_num(g, "ar_sums_s", r.ar_sums);
     attr_num(g, "ar_conv_s", r.ar_conv);
     attr_num(g, "other_s", r.other);
-    // phase_times[iteration][rank][phase], seconds
-    const hsize_t dims3[3] = {static_cast<hsize_t>(r.iterations), static_cast<hsize_t>(s.ranks), 4};
-    dataset_f64(g, "phase_times", r.per_iteration, 3, dims3);
+    apps::dataset_phase_times(g, r.per_iteration, r.iterations, s.ranks, phase_names().size());
     const hsize_t dims1[1] = {static_cast<hsize_t>(s.ranks)};
     dataset_f64(g, "wall", r.wall, 1, dims1);
     H5Gclose(g);

@@ -44,6 +44,10 @@ struct RunRecord {
   std::vector<double> wall;  // [rank]
 };
 
+// The phases of one Lloyd iteration, in the order of the results file's phase_times columns:
+// compute, then the three allreduces (counts, sums, convergence).
+const std::vector<std::string> &phase_names();
+
 void print_header(std::ostream &os, const RunSetup &s);
 void print_run(std::ostream &os, const RunRecord &r, bool first);
 // Per algorithm over the timed runs: median +- MAD and p10..p90 of the iteration phase, medians of

@@ -82,7 +82,8 @@ void check_type(MPI_Comm comm, MPI_Datatype type, int width, const char *type_na
         w << v.label << " (" << used << ") " << type_name << " P=" << P << " count " << count
           << (in_place ? " in-place" : "");
         std::string want = v.expect_algo;
-        if (want.empty()) {  // auto: the seed PR's dispatch on bytes per destination
+        if (want.empty()) {  // auto: the dispatch on bytes per destination of "Add size-based
+                             // pairwise dispatch to all_to_all"
           const long long thr = std::stoll(v.set[1].second);
           want = static_cast<long long>(count) * type_size >= thr ? "pairwise" : "routed";
         }

@@ -30,7 +30,7 @@ pairs = collections.Counter((o[j - 1], o[j]) for o in orders for j in range(1, n
 assert len(pairs) == n * (n - 1) and set(pairs.values()) == {per}, \
     f"successions not balanced: {dict(pairs)}"
 out = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                   "..", "..", "scripts", "plot_kmeans.py"),
+                                                   "..", "..", "scripts", "lib", "plot_kmeans.py"),
                       path], capture_output=True, text=True, check=True).stdout
 want = "ran first in its repetition: " + ", ".join(
     f"{a} {per} of {runs}" for a in ["vendor"] + [a for a in orders[0] if a != "vendor"])

@@ -19,7 +19,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.join(HERE, "..", "..", "scripts")
-sys.path.insert(0, os.path.join(SCRIPTS, "lib"))
+LIB = os.path.join(SCRIPTS, "lib")  # helpers and report generators (scripts/README.md)
+sys.path.insert(0, LIB)
 from speedup import format_speedup, speedup_ci  # noqa: E402
 
 work = sys.argv[1]
@@ -96,7 +97,7 @@ for line in table:
         expect(cells[12] == exact, f"summarize {algo} at {cells[0]}: the interval is "
                                    f"speedup.py's on the samples ({exact})")
 expect(len(table) == 8, f"summarize printed {len(table)} of the 8 rows")
-run(os.path.join(SCRIPTS, "plot_speedup.py"), log, "-o", os.path.join(work, "synthetic_sp.png"))
+run(os.path.join(LIB, "plot_speedup.py"), log, "-o", os.path.join(work, "synthetic_sp.png"))
 expect(os.path.getsize(os.path.join(work, "synthetic_sp.png")) > 0,
        "plot_speedup marks within-noise cells on the same log")
 
@@ -134,7 +135,7 @@ csvs = [os.path.join(work, f"synthetic_kmeans_P{p}.csv") for p in (2, 4, 8)]
 kmeans_csv(csvs[0], 2, 2, 0.05, ["vendor", "fast"])                          # too few runs
 t4 = kmeans_csv(csvs[1], 4, 12, 0.05, ["vendor", "fast", "same", "slow"])   # clear answers
 kmeans_csv(csvs[2], 8, 5, 0.5, ["vendor", "same"])                          # too noisy
-out = run(os.path.join(SCRIPTS, "plot_kmeans.py"), *csvs, "--decks", work, "--target-width", "10",
+out = run(os.path.join(LIB, "plot_kmeans.py"), *csvs, "--decks", work, "--target-width", "10",
           "-o", os.path.join(work, "synthetic_kmeans.png"))
 print(out)
 lines = out.splitlines()
@@ -162,7 +163,7 @@ expect(any("ran first in its repetition: vendor 3 of 12, fast 3 of 12" in ln for
        "plot_kmeans reports how often each algorithm ran first")
 expect(os.path.getsize(os.path.join(work, "synthetic_kmeans.png")) > 0, "the figure is written")
 # --check: exit 0 when every interval is within the target, 1 when one is not (P=8 is noisy).
-check = [sys.executable, os.path.join(SCRIPTS, "plot_kmeans.py"), "--target-width", "10", "--check"]
+check = [sys.executable, os.path.join(LIB, "plot_kmeans.py"), "--target-width", "10", "--check"]
 expect(subprocess.run(check + [csvs[1]], capture_output=True).returncode == 0,
        "plot_kmeans --check: 0 when every interval is within +-10%")
 noisy = subprocess.run(check + csvs[1:], capture_output=True, text=True)

@@ -1,6 +1,6 @@
 /* sim_nic_sharing.c - what does SimGrid/SMPI model about a node's NIC, its loopback and
  * MPI_COMM_TYPE_SHARED?  Run with P = 2 * (cores per host) ranks placed consecutively
- * (scripts/sim_hostfile.sh), so ranks [0, ppn) sit on host 0 and [ppn, 2 ppn) on host 1.
+ * (scripts/lib/sim_hostfile.sh), so ranks [0, ppn) sit on host 0 and [ppn, 2 ppn) on host 1.
  *
  *   A  8 B one-way latency, rank 0 -> rank ppn (ping-pong / 2), inter-host
  *   B  1 MiB rank 0 -> rank ppn, alone

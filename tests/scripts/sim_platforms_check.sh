@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # sim_platforms_check.sh [SOURCE_ROOT]  - quick (seconds) check of the SimGrid platform files
 #
-# For each inputs/platforms/*.xml: scripts/sim_hostfile.sh places P = 4096 ranks (and refuses more cores
+# For each inputs/platforms/*.xml: scripts/lib/sim_hostfile.sh places P = 4096 ranks (and refuses more cores
 # than the platform has), then smpirun runs tests/scripts/sim_nic_sharing.c on two hosts (P = 2 x cores
-# per host, at most 104) and we check what the README states: MPI_COMM_TYPE_SHARED groups the ranks of a
+# per host, at most 104) and we check what inputs/platforms/README.md states: MPI_COMM_TYPE_SHARED groups the ranks of a
 # host, concurrent off-host senders share the host link, the loopback is used within a host.
 # Needs smpicc/smpirun (SimGrid); exits 77 (ctest SKIP_RETURN_CODE) when they are missing.
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 plat_dir=$root/inputs/platforms
-gen=$root/scripts/sim_hostfile.sh
+gen=$root/scripts/lib/sim_hostfile.sh
 fail=0
 say() { printf '%s\n' "$*"; }
 bad() { say "FAIL: $*"; fail=1; }

@@ -14,7 +14,7 @@ set -euo pipefail
 mode="$1" smpi_build="$2" root="$3" work="$4"
 mkdir -p "${work}"
 cd "${work}"
-"${root}/scripts/sim_hostfile.sh" "${root}/tests/smpi/small.xml" 16 >hosts16
+"${root}/scripts/lib/sim_hostfile.sh" "${root}/tests/smpi/small.xml" 16 >hosts16
 run() {
     smpirun -np 16 -platform "${root}/tests/smpi/small.xml" -hostfile hosts16 \
         --cfg=smpi/simulate-computation:no --cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1 \

@@ -1,6 +1,6 @@
-// CHiArA plans (seed paper 002): symbolic verification over every batch size that divides P,
-// both radices, odd counts, emulated node sizes; the stage and round counts of the paper's
-// formulas; the rotating lane roots; the batch rule. The same for chiara_loglane (the
+// CHiArA plans ("Configurable and Hierarchical Allreduce"): symbolic verification over every
+// batch size that divides P, both radices, odd counts, emulated node sizes; the stage and round
+// counts of the paper's formulas; the rotating lane roots; the batch rule. The same for chiara_loglane (the
 // logarithmic LaneOp) over every chiara_lane, which with chiara_lane=flat must be chiara.
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
-// The ledger computed from the plans must reproduce the closed forms of seed article 000 for the
-// textbook cases (P a power of two, count a multiple of P), and the closed form each algorithm
-// file declares must agree with its own plan there.
+// The ledger computed from the plans must reproduce the closed forms of "Rings, Trees, and
+// Butterflies: HPX Collectives" for the textbook cases (P a power of two, count a multiple of P),
+// and the closed form each algorithm file declares must agree with its own plan there.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -33,7 +33,7 @@ double model_of(const std::string &name, int P, std::size_t count, const CostPar
 
 }  // namespace
 
-TEST_CASE("ledger matches the seed article's closed forms", "[ledger]") {
+TEST_CASE("ledger matches the closed forms of Rings, Trees, and Butterflies", "[ledger]") {
   const CostParams c{3e-6, 1e-9, 5e-10};
   for (int P : {2, 4, 8, 16, 32, 64}) {
     const std::size_t count = 1024;  // multiple of every P here

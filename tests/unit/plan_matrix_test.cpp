@@ -1,5 +1,5 @@
 // Symbolic verification of every registered plan builder (enumerated, see
-// tests/common/variants.hpp) over the matrix: P in 1..64,
+// tests/common/variants.hpp) over a matrix of shapes: P in 1..64,
 // counts {0, 1, 3, P-1, P, P+1, primes, 1000, 10^5}, every parameter value that changes the
 // schedule. For each case the plans of all ranks must pair up, be deadlock-free, reduce every
 // element of every rank exactly once from all P inputs, keep rank order when the algorithm claims

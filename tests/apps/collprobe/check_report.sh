@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The report of a collprobe run (scripts/probe_report.py --check) has every entry the run must
+# The report of a collprobe run (scripts/lib/probe_report.py --check) has every entry the run must
 # have, at every size, the tables that go with them and (P > 1) the evidence that the forced
 # Open MPI algorithms are the ones that run.
-#   check_report.sh PYTHON SCRIPTS_DIR PCOLL_INFO RANKS CSV
+#   check_report.sh PYTHON SCRIPTS_LIB_DIR PCOLL_INFO RANKS CSV
 # The pcoll entries expected are the allreduce algorithms pcoll-info lists (the configuration
 # table, not the registry enumeration collprobe uses), so a dropped algorithm is caught.
 set -euo pipefail
