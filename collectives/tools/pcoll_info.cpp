@@ -1,7 +1,7 @@
 // pcoll-info: what pcoll can do and what it would do. Needs no mpirun (it makes no MPI call).
 //
 //   pcoll-info                               collectives, algorithms, parameters, current values
-//   pcoll-info --params-markdown             the parameter table as markdown (for README.md)
+//   pcoll-info --params-markdown             the parameter table as markdown (docs/configuration.md)
 //   pcoll-info --plan allreduce ALGO --ranks P --count N [--type double|float|int|...|BYTES]
 //              [--set name=value ...] [--alpha s] [--beta s/B] [--gamma s/B]
 //              [--ranks-per-node n] [--show-rank r]
@@ -303,12 +303,12 @@ int main(int argc, char **argv) {
     std::printf(" (intra-node %zu = %s, inter-node %zu = %s; %d ranks per node)", L.intra_messages,
                 human_bytes(double(L.intra_bytes)).c_str(), L.inter_messages,
                 human_bytes(double(L.inter_bytes)).c_str(), rpn);
-  // The cost model `auto` uses, on every rank's plan (a call evaluates the first and last nodes).
+  // The cost model `auto` uses, on every rank's plan (its search bounds it by a sample of nodes).
   const Prediction pred = predict(*algo, req, *machine, topo, true);
   const Prediction fast = predict(*algo, req, *machine, topo, false);
   std::printf(
-      "\n  model (PCOLL_MACHINE)  %.3f us, critical rank %d (first and last nodes only: "
-      "%.3f us); machine %s\n",
+      "\n  model (PCOLL_MACHINE)  %.3f us, critical rank %d (a sample of nodes: %.3f us); "
+      "machine %s\n",
       pred.seconds * 1e6, pred.critical_rank, fast.seconds * 1e6, machine->source.c_str());
   for (const auto &[phase, sec] : pred.phases)
     std::printf("      %-18s %.3f us\n", phase.c_str(), sec * 1e6);
