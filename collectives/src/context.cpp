@@ -319,8 +319,27 @@ const Decision &Context::decision(const CallShape &shape) {
     memo_ = Memo{};
   }
   ++decisions_made_;
-  return cache.emplace(shape, decide(shape, config(), rules(), rank_, model_inputs()))
-      .first->second;
+  ModelInputs in = model_inputs();
+  Candidate chosen;
+  if (size_ > 1 && !inter_) {
+    // When the cost model must choose, rank 0 runs it and tells the others: every rank then has
+    // the same choice by construction, and the model's cost is paid once per communicator
+    // rather than by every rank (P-fold in a simulation, where all ranks share the host). All
+    // ranks reach this point at the same call: the shape and the configuration are shared.
+    in.defer = true;
+    const bool needed = select_algorithm(config(), rules(), shape, in).needs_model;
+    in.defer = false;
+    if (needed) {
+      char text[512] = {};
+      if (rank_ == 0) {
+        const auto best = model_candidates(shape.coll, config(), shape, in, false);
+        if (!best.empty()) std::snprintf(text, sizeof text, "%s", best.front().serialize().c_str());
+      }
+      PMPI_Bcast(text, static_cast<int>(sizeof text), MPI_CHAR, 0, comm_);
+      if (text[0] != '\0' && chosen.parse(text)) in.given = &chosen;
+    }
+  }
+  return cache.emplace(shape, decide(shape, config(), rules(), rank_, in)).first->second;
 }
 
 void *Context::scratch(std::size_t bytes) {

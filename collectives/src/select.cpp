@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 #include <queue>
+#include <sstream>
 #include <stdexcept>
 
 #include "plan.hpp"
@@ -83,6 +84,44 @@ const Machine &builtin_machine() {
     return d;
   }();
   return *m;
+}
+
+std::string Candidate::serialize() const {
+  std::ostringstream os;
+  const auto &all = all_algorithms();
+  os << (algo ? std::find(all.begin(), all.end(), algo) - all.begin() : -1);
+  for (const auto &p : params) os << ';' << p.first << '=' << p.second;
+  os << ';' << std::hexfloat << seconds;
+  return os.str();
+}
+
+bool Candidate::parse(const std::string &text) {
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char ch : text) {
+    if (ch == ';') {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += ch;
+    }
+  }
+  parts.push_back(cur);
+  const auto &all = all_algorithms();
+  if (parts.size() < 2) return false;
+  const long idx = std::strtol(parts[0].c_str(), nullptr, 10);
+  if (idx < 0 || static_cast<std::size_t>(idx) >= all.size()) return false;
+  algo = all[static_cast<std::size_t>(idx)];
+  params.clear();
+  for (std::size_t i = 1; i + 1 < parts.size(); ++i) {
+    const auto eq = parts[i].find('=');
+    if (eq == std::string::npos) return false;
+    const long p = std::strtol(parts[i].substr(0, eq).c_str(), nullptr, 10);
+    if (p < 0 || static_cast<std::size_t>(p) >= param_table().size()) return false;
+    params.emplace_back(static_cast<int>(p), parts[i].substr(eq + 1));
+  }
+  seconds = std::strtod(parts.back().c_str(), nullptr);
+  return true;
 }
 
 std::string Candidate::label() const {
@@ -178,6 +217,18 @@ Selection auto_choice(Collective coll, const Config &cfg, const CallShape &shape
       sel.why = "the collective's size rule";
       return sel;
     }
+  }
+  if (model.defer) {
+    sel.needs_model = true;
+    return sel;
+  }
+  if (model.given != nullptr) {
+    sel.algo = sel.requested = model.given->algo;
+    sel.params = model.given->params;
+    sel.by_model = true;
+    sel.model_seconds = model.given->seconds;
+    sel.why = "the cost model (computed on rank 0 of the communicator for every rank)";
+    return sel;
   }
   std::size_t considered = 0;
   const std::vector<Candidate> c = model_candidates(coll, cfg, shape, model, false, &considered);

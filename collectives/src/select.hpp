@@ -91,19 +91,27 @@ struct CallShapeHash {
   }
 };
 
-// What the cost model needs besides the call: the machine description and where ranks live.
-// Null members: the built-in description, consecutive blocks of shape.ranks_per_node ranks.
-struct ModelInputs {
-  const Machine *machine = nullptr;
-  const Topology *topology = nullptr;
-};
-
 // One candidate the model evaluated: an algorithm with parameter settings, and its time.
 struct Candidate {
   const AlgorithmInfo *algo = nullptr;
   std::vector<std::pair<int, std::string>> params;  // (param_table index, value) settings
   double seconds = 0;
   std::string label() const;  // "chiara chiara_batch=32"
+  // The candidate as text ("algorithm index;param=value;...", registry indices), and back: how
+  // one rank's model choice reaches the others. parse() returns false on text it cannot read.
+  std::string serialize() const;
+  bool parse(const std::string &text);
+};
+
+// What the cost model needs besides the call: the machine description and where ranks live.
+// Null members: the built-in description, consecutive blocks of shape.ranks_per_node ranks.
+// `defer`: do not run the model, report that it is needed (Selection::needs_model); `given`:
+// the model's choice, made elsewhere (one rank computes it for all, context.cpp).
+struct ModelInputs {
+  const Machine *machine = nullptr;
+  const Topology *topology = nullptr;
+  bool defer = false;
+  const Candidate *given = nullptr;
 };
 
 struct Selection {
@@ -114,7 +122,8 @@ struct Selection {
   // Parameter settings `auto` chose with the algorithm (a rule's, or the model's), applied on
   // top of the configuration.
   std::vector<std::pair<int, std::string>> params;
-  bool by_model = false;  // the cost model chose (model_seconds is its time)
+  bool by_model = false;     // the cost model chose (model_seconds is its time)
+  bool needs_model = false;  // ModelInputs::defer: the model would choose (nothing chosen yet)
   double model_seconds = 0;
   std::string why;  // how `auto` chose (pcoll-info --select)
 };
