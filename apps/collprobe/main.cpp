@@ -22,6 +22,7 @@
 #include <string>
 
 #include "bandwidth.hpp"
+#include "calibrate.hpp"
 #include "ompi_tuned.hpp"
 #include "options.hpp"
 #include "output.hpp"
@@ -50,6 +51,15 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   const Options o = parse_options(argc, argv, rank);
+  if (!o.calibrate.empty()) {
+    std::string command;
+    for (int i = 0; i < argc; ++i) command += std::string(i ? " " : "") + argv[i];
+    const int rc = calibrate(o.calibrate, command, o.quiet);
+    int worst = rc;
+    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return worst;
+  }
 
   // The probe's communicator, made before anything is forced: pmpi and the pcoll entries use it
   // (pcoll's private duplicate of it is made at the first pcoll call, also unforced).

@@ -93,6 +93,11 @@ Options parse_options(int argc, char **argv, int rank) {
                  "pcoll's reducer) on 1 MiB")
       ->capture_default_str();
   app.add_flag("-q,--quiet", o.quiet, "no progress on stderr");
+  app.add_option("--calibrate", o.calibrate,
+                 "measure this machine's numbers for pcoll's cost model (latency, overhead and "
+                 "bandwidth inside and between nodes, node links, tiers of nodes, the reduction "
+                 "rate) and write them as a PCOLL_MACHINE description to this file; nothing else "
+                 "is run");
   app.add_option("--corrupt-for-test", o.corrupt_for_test)->group("");  // hidden
   try {
     app.parse(argc, argv);

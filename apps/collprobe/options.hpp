@@ -20,6 +20,7 @@ struct Options {
   std::string csv;                   // samples as CSV ('-' = stdout)
   int bw_reps = 200;                 // repetitions of the local bandwidth kernels
   bool quiet = false;
+  std::string calibrate;         // --calibrate FILE: measure the machine description instead
   std::string corrupt_for_test;  // hidden: corrupt this entry's result once (tests the check)
 };
 

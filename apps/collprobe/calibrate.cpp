@@ -1,0 +1,348 @@
+#include "calibrate.hpp"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "machine.hpp"
+#include "reduce.hpp"
+
+namespace collprobe {
+
+namespace {
+
+#ifdef PCOLL_SMPI
+constexpr bool kSimulated = true;  // simulated time is deterministic: one repetition is exact
+constexpr int kReps = 1;
+#else
+constexpr bool kSimulated = false;
+constexpr int kReps = 7;  // the minimum over repetitions: the machine undisturbed
+#endif
+
+constexpr std::size_t kFlowBytes = 1 << 20;  // per flow in the shared-link measurements
+
+struct World {
+  int rank = 0, size = 1;
+  std::vector<std::vector<int>> nodes;  // ranks of each node, nodes ordered by lowest rank
+  std::vector<int> node_of;             // node index of every rank
+};
+
+World world() {
+  World w;
+  MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &w.size);
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int leader = w.rank;
+  MPI_Allreduce(&w.rank, &leader, 1, MPI_INT, MPI_MIN, node);
+  MPI_Comm_free(&node);
+  std::vector<int> leaders(static_cast<std::size_t>(w.size));
+  MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::map<int, int> index;
+  for (int l : leaders) index.emplace(l, 0);
+  int n = 0;
+  for (auto &kv : index) kv.second = n++;
+  w.nodes.resize(index.size());
+  w.node_of.resize(leaders.size());
+  for (std::size_t r = 0; r < leaders.size(); ++r) {
+    w.node_of[r] = index[leaders[r]];
+    w.nodes[static_cast<std::size_t>(w.node_of[r])].push_back(static_cast<int>(r));
+  }
+  return w;
+}
+
+// Seconds of `body` (run by every rank; most do nothing), the maximum over ranks, the minimum
+// over repetitions.
+double timed(const std::function<void()> &body) {
+  double best = INFINITY;
+  for (int rep = 0; rep < kReps + (kSimulated ? 0 : 1); ++rep) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    body();
+    double t = MPI_Wtime() - t0, worst = 0;
+    MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (kSimulated || rep > 0) best = std::min(best, worst);  // the first native one warms up
+  }
+  return best;
+}
+
+// Memory for the measurements' messages (contents never matter). In a simulation all ranks
+// share one block (SMPI_SHARED_MALLOC), so thousands of simulated ranks fit in memory.
+char *buffer(std::size_t bytes) {
+#ifdef PCOLL_SMPI
+  static char *b = nullptr;
+  static std::size_t have = 0;
+  if (have < bytes) {
+    b = static_cast<char *>(SMPI_SHARED_MALLOC(bytes));
+    have = bytes;
+  }
+  return b;
+#else
+  static std::vector<char> b;
+  if (b.size() < bytes) b.resize(bytes, 1);
+  return b.data();
+#endif
+}
+
+// One-way time of a message of `bytes` between ranks a and b (half a round trip).
+double one_way(const World &w, int a, int b, std::size_t bytes) {
+  const int iters = kSimulated ? 1 : (bytes <= 65536 ? 50 : 5);
+  char *buf = buffer(2 * bytes + 1);
+  return timed([&] {
+           for (int i = 0; i < iters; ++i) {
+             if (w.rank == a) {
+               MPI_Send(buf, static_cast<int>(bytes), MPI_BYTE, b, 1, MPI_COMM_WORLD);
+               MPI_Recv(buf + bytes, static_cast<int>(bytes), MPI_BYTE, b, 1, MPI_COMM_WORLD,
+                        MPI_STATUS_IGNORE);
+             } else if (w.rank == b) {
+               MPI_Recv(buf + bytes, static_cast<int>(bytes), MPI_BYTE, a, 1, MPI_COMM_WORLD,
+                        MPI_STATUS_IGNORE);
+               MPI_Send(buf, static_cast<int>(bytes), MPI_BYTE, a, 1, MPI_COMM_WORLD);
+             }
+           }
+         }) /
+         (2.0 * iters);
+}
+
+// Every (src, dst) pair sends `bytes` at once; seconds until the last one arrived.
+double flows(const World &w, const std::vector<std::pair<int, int>> &pairs, std::size_t bytes) {
+  std::size_t mine = 0;  // receives of this rank: each into its own part of the buffer
+  for (const auto &pr : pairs) mine += pr.second == w.rank ? 1 : 0;
+  char *buf = buffer(bytes * (mine + 1) + 1);
+  return timed([&] {
+    std::vector<MPI_Request> req;
+    std::size_t at = bytes;
+    for (const auto &[s, d] : pairs) {
+      if (w.rank == d) {
+        req.emplace_back();
+        MPI_Irecv(buf + at, static_cast<int>(bytes), MPI_BYTE, s, 2, MPI_COMM_WORLD, &req.back());
+        at += bytes;
+      }
+      if (w.rank == s) {
+        req.emplace_back();
+        MPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, d, 2, MPI_COMM_WORLD, &req.back());
+      }
+    }
+    MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
+  });
+}
+
+// Rank a exchanges 8 bytes with each of `peers` at once (each peer with a alone).
+double exchange(const World &w, int a, const std::vector<int> &peers) {
+  std::vector<std::pair<int, int>> pairs;
+  for (int p : peers) {
+    pairs.emplace_back(a, p);
+    pairs.emplace_back(p, a);
+  }
+  return flows(w, pairs, 8);
+}
+
+struct Level {
+  double latency = 0, overhead = 0, bandwidth = 0;
+  bool measured = false;
+};
+
+// Latency, overhead and one flow's bandwidth between ranks a and b; `peers`: ranks of the same
+// kind as b for the overhead (a exchanges with all of them at once).
+Level level(const World &w, int a, int b, const std::vector<int> &peers) {
+  Level l;
+  l.measured = true;
+  l.latency = one_way(w, a, b, 8);
+  const double t1 = one_way(w, a, b, 256 * 1024), t2 = one_way(w, a, b, 2 * 1024 * 1024);
+  l.bandwidth = t2 > t1 ? double(2 * 1024 * 1024 - 256 * 1024) / (t2 - t1) : INFINITY;
+  if (peers.size() >= 2) {
+    const double one = exchange(w, a, {peers[0]});
+    const double many = exchange(w, a, peers);
+    // 2 messages per peer posted by `a`; the extra peers' messages cost what `a` spends on them.
+    l.overhead = std::max(0.0, (many - one) / (2.0 * double(peers.size() - 1)));
+  }
+  return l;
+}
+
+double reduce_bandwidth() {
+  const std::size_t n = (4u << 20) / sizeof(double);
+  std::vector<double> a(n, 1.0), c(n, 2.0);
+  const pcoll::Reducer reducer(MPI_DOUBLE, sizeof(double), MPI_SUM);
+  const double t = timed([&] { reducer.apply(a.data(), c.data(), n, true); });
+  return t > 0 ? double(n * sizeof(double)) / t : INFINITY;
+}
+
+std::string number(double v) {
+  if (std::isinf(v)) return "inf";
+  char s[32];
+  std::snprintf(s, sizeof s, "%.4g", v);
+  return s;
+}
+
+std::string library() {
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
+  int len = 0;
+  MPI_Get_library_version(lib, &len);
+  std::string s(lib, static_cast<std::size_t>(len));
+  s = s.substr(0, s.find_first_of("\r\n"));
+  while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+  std::string out;
+  for (char ch : s) out += ch == '"' ? '\'' : ch;
+  return out;
+}
+
+}  // namespace
+
+int calibrate(const std::string &path, const std::string &command, bool quiet) {
+  const World w = world();
+  const int nodes = static_cast<int>(w.nodes.size());
+  const std::vector<int> &n0 = w.nodes[0];
+  const int rpn = static_cast<int>(n0.size());
+  auto say = [&](const std::string &what) {
+    if (w.rank == 0 && !quiet) std::fprintf(stderr, "collprobe --calibrate: %s\n", what.c_str());
+  };
+  say(std::to_string(nodes) + " node(s), " + std::to_string(rpn) + " ranks on node 0" +
+      (kSimulated ? " (simulated)" : ""));
+
+  // Intra-node: ranks 0 and 1 of node 0, the overhead with up to 16 peers of the node.
+  Level intra;
+  if (rpn >= 2) {
+    std::vector<int> peers(n0.begin() + 1, n0.begin() + std::min<std::ptrdiff_t>(rpn, 17));
+    intra = level(w, n0[0], n0[1], peers);
+  }
+  say("intra-node latency " + number(intra.latency) + " s, bandwidth " + number(intra.bandwidth));
+
+  Level inter;
+  double link = 0, pair = 0;
+  struct TierRow {
+    int nodes = 0;
+    double bandwidth = INFINITY, spread = INFINITY, latency = 0;
+  };
+  std::vector<TierRow> tiers;
+  if (nodes >= 2) {
+    const std::vector<int> &n1 = w.nodes[1];
+    std::vector<int> peers;  // one rank of each other node, then more of node 1
+    for (int k = 1; k < nodes && peers.size() < 16; ++k) peers.push_back(w.nodes[k][0]);
+    for (std::size_t i = 1; i < n1.size() && peers.size() < 16; ++i) peers.push_back(n1[i]);
+    inter = level(w, n0[0], n1[0], peers);
+    say("inter-node latency " + number(inter.latency) + " s, bandwidth " + number(inter.bandwidth));
+    // Node 0's link: every rank of node 0 to a rank of another node, spread over the nodes.
+    std::vector<std::pair<int, int>> spread, partner;
+    for (int i = 0; i < rpn; ++i) {
+      const int dn = 1 + i % (nodes - 1);
+      const std::vector<int> &d = w.nodes[static_cast<std::size_t>(dn)];
+      spread.emplace_back(n0[static_cast<std::size_t>(i)],
+                          d[static_cast<std::size_t>((i / (nodes - 1)) % int(d.size()))]);
+      partner.emplace_back(n0[static_cast<std::size_t>(i)],
+                           n1[static_cast<std::size_t>(i) % n1.size()]);
+    }
+    link = double(rpn) * double(kFlowBytes) / flows(w, spread, kFlowBytes);
+    pair = double(rpn) * double(kFlowBytes) / flows(w, partner, kFlowBytes);
+    say("node link " + number(link) + " B/s, node to node " + number(pair) + " B/s");
+    // Groups of k consecutive nodes.
+    double lat_prev = inter.latency;
+    for (int k = 2; 2 * k <= nodes; k *= 2) {
+      std::vector<std::pair<int, int>> next, all;
+      const int groups = nodes / k;
+      for (int j = 0; j < k; ++j) {
+        const std::vector<int> &src = w.nodes[static_cast<std::size_t>(j)];
+        const std::vector<int> &dst = w.nodes[static_cast<std::size_t>(j + k)];
+        for (std::size_t i = 0; i < src.size(); ++i) {
+          next.emplace_back(src[i], dst[i % dst.size()]);
+          const int g = 1 + static_cast<int>(i) % (groups - 1);  // another group, round robin
+          const std::vector<int> &far = w.nodes[static_cast<std::size_t>(g * k + j)];
+          all.emplace_back(src[i], far[i % far.size()]);
+        }
+      }
+      const double bytes = double(next.size()) * double(kFlowBytes);
+      TierRow t;
+      t.nodes = k;
+      t.bandwidth = bytes / flows(w, next, kFlowBytes);
+      t.spread = groups > 2 ? bytes / flows(w, all, kFlowBytes) : t.bandwidth;
+      const double lat = one_way(w, n0[0], w.nodes[static_cast<std::size_t>(k)][0], 8);
+      t.latency = std::max(0.0, lat - lat_prev);
+      lat_prev = std::max(lat, lat_prev);
+      const double links = double(k) * std::min(link, pair);
+      const bool narrow = t.bandwidth < 0.75 * links || t.spread < 0.75 * double(k) * link;
+      const bool later = t.latency > std::max(50e-9, 0.05 * inter.latency);
+      say("groups of " + std::to_string(k) + " nodes: " + number(t.bandwidth) +
+          " B/s to one other, " + number(t.spread) + " to all, +" + number(t.latency) + " s" +
+          (narrow || later ? "" : " (not a tier)"));
+      if (!narrow) t.bandwidth = t.spread = INFINITY;
+      if (!later) t.latency = 0;
+      if (narrow || later) tiers.push_back(t);
+    }
+  }
+  const double red = reduce_bandwidth();
+  say("reduction " + number(red) + " B/s");
+
+  if (w.rank != 0) return 0;
+  std::FILE *f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) {
+    std::fprintf(stderr, "collprobe --calibrate: cannot write %s\n", path.c_str());
+    return 1;
+  }
+  char host[256] = "?";
+  gethostname(host, sizeof host);
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%MZ", std::gmtime(&now));
+  const char *platform = std::getenv("PCOLL_CALIBRATE_PLATFORM");
+  std::fprintf(f,
+               "# pcoll machine description, measured by collprobe --calibrate "
+               "(scripts/pcoll-calibrate.sh).\n[origin]\ntool = \"pcoll-calibrate\"\n");
+  std::fprintf(f, "date = \"%s\"\nmachine = \"%s\"\nmpi = \"%s\"\n", date,
+               platform ? platform : host, library().c_str());
+  std::fprintf(f, "ranks = %d\nnodes = %d\nranks_per_node = %d\ncommand = \"%s\"\n", w.size, nodes,
+               rpn, command.c_str());
+  if (kSimulated)
+    std::fprintf(f,
+                 "note = \"simulated (SimGrid SMPI): computation costs no simulated time, so "
+                 "the reduction is free\"\n");
+  const pcoll::Machine *builtin = nullptr;
+  std::string error;
+  const auto fallback = pcoll::load_machine("builtin", &error);
+  builtin = fallback.get();
+  if (nodes < 2)
+    std::fprintf(f,
+                 "note_inter = \"one node: [inter] is the built-in description's, not "
+                 "measured\"\n");
+  if (rpn < 2)
+    std::fprintf(f,
+                 "note_intra = \"one rank per node: [intra] is the built-in description's, "
+                 "not measured\"\n");
+  auto level_out = [&](const char *name, const Level &l, const pcoll::LinkLevel &def) {
+    std::fprintf(f, "\n[%s]\nlatency = %s\noverhead = %s\nbandwidth = %s\n", name,
+                 number(l.measured ? l.latency : def.latency).c_str(),
+                 number(l.measured ? l.overhead : def.overhead).c_str(),
+                 number(l.measured ? l.bandwidth : def.bandwidth).c_str());
+  };
+  level_out("intra", intra, builtin->intra);
+  level_out("inter", inter, builtin->inter);
+  std::fprintf(f, "link_bandwidth = %s\n",
+               number(nodes >= 2 ? link : builtin->link_bandwidth).c_str());
+  if (nodes >= 2) std::fprintf(f, "pair_bandwidth = %s\n", number(pair).c_str());
+  for (const TierRow &t : tiers) {
+    std::fprintf(f, "\n[[tier]]\nnodes = %d\n", t.nodes);
+    if (!std::isinf(t.bandwidth))
+      std::fprintf(f, "bandwidth = %s\nspread_bandwidth = %s\n", number(t.bandwidth).c_str(),
+                   number(t.spread).c_str());
+    if (t.latency > 0) std::fprintf(f, "latency = %s\n", number(t.latency).c_str());
+  }
+  std::fprintf(f, "\n[reduce]\nbandwidth = %s\n", number(red).c_str());
+  std::fclose(f);
+  // The file must be one pcoll accepts.
+  const auto back = pcoll::load_machine(path, &error);
+  if (!back) {
+    std::fprintf(stderr, "collprobe --calibrate: wrote a file pcoll rejects: %s\n", error.c_str());
+    return 1;
+  }
+  if (!quiet) std::fprintf(stderr, "collprobe --calibrate: wrote %s\n", path.c_str());
+  return 0;
+}
+
+}  // namespace collprobe
