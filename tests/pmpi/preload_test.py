@@ -20,7 +20,8 @@ went. Modes:
            by the algorithms configured here.
 
   preload_test.py --mode M --np P --lib libpcoll_mpi.so --pcoll-info EXE --mpiexec EXE
-                  [--launcher openmpi|hydra] --work DIR [--columns all|sample] -- PROGRAM [ARGS...]
+                  [--launcher openmpi|hydra] [--preload-first LIB] --work DIR
+                  [--columns all|sample] -- PROGRAM [ARGS...]
 
 --launcher says how mpiexec gives the ranks (and not itself) an environment variable; without
 it, it is told from `mpiexec --version`.
@@ -83,7 +84,7 @@ def launch(args, env_extra, tag, preload=True):
     env.update(env_extra)
     cmd = [args.mpiexec, "-n", str(args.np)]
     if preload and not args.no_preload:
-        cmd += env_flags(args.launcher, "LD_PRELOAD", args.lib)
+        cmd += env_flags(args.launcher, "LD_PRELOAD", ":".join(args.preload_first + [args.lib]))
     cmd += args.program
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     out = r.stdout + r.stderr
@@ -205,6 +206,8 @@ def main():
     p.add_argument("--launcher", choices=["openmpi", "hydra"],
                    help="how mpiexec sets a rank's environment (default: from mpiexec --version)")
     p.add_argument("--columns", choices=["all", "sample"], default="sample")
+    p.add_argument("--preload-first", action="append", default=[], metavar="LIB",
+                   help="preload LIB before the library (the ASan runtime under a sanitizer)")
     p.add_argument("--no-preload", action="store_true",
                    help="the program is linked with libpcoll_mpi.so (no LD_PRELOAD)")
     p.add_argument("program", nargs="+")
