@@ -1,10 +1,10 @@
 // Sharding of the unit tests' long sweeps over P (tests/unit/CMakeLists.txt).
 //
-// PCOLL_UNIT_SHARD=k/n makes every sweep run only its items whose key (P, or the position in a
-// list of P values) is k modulo n, so that n processes run the whole sweep between them, in
-// parallel. Unset (the normal `unit` test) every item runs. The sanitizer build registers the
-// shards as unit.shardKofN: the sweep is the same, only spread over processes short enough for
-// ctest's timeout at the sanitizers' slowdown.
+// PCOLL_UNIT_SHARD=k/n makes every sweep run only its items whose key (their position in the
+// sweep: a P, a (P, b) or a (P, variant) pair) is k modulo n, so that n processes run the whole
+// sweep between them, in parallel. Unset (the normal `unit` test) every item runs. The sanitizer
+// build registers the shards as unit.shardKofN: the sweep is the same, only spread over processes
+// short enough for ctest's timeout at the sanitizers' slowdown.
 #pragma once
 
 #include <cstdio>
@@ -38,5 +38,15 @@ inline bool in_shard(long long key) {
   const Shard s = unit_shard();
   return key % s.count == s.index;
 }
+
+// The items of one sweep in the order it meets them, dealt to the shards in turn (so that each
+// gets about as much of the work whatever its distribution over P): `if (!mine()) continue;`.
+class Dealer {
+ public:
+  bool operator()() { return in_shard(next_++); }
+
+ private:
+  long long next_ = 0;
+};
 
 }  // namespace pcoll_test
