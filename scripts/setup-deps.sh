@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install pcoll's build/test dependencies.
 #
-#  1. Debian packages (apt), installing only the ones that are missing.
+#  1. Debian packages (apt), installing only the ones that are missing. Open MPI is the MPI
+#     (the mpi-default alternative, the main build); MPICH and its parallel HDF5 are installed
+#     beside it for scripts/test.sh's MPICH tree (mpicc.mpich, mpiexec.mpich, h5pcc.mpich).
 #  2. Kokkos (Serial + OpenMP backends) built from the packages/kokkos subtree
 #     of Debian's own trilinos source package, pinned to an exact version,
 #     installed into <repo>/.deps/kokkos.  The system's apt configuration is
@@ -41,6 +43,7 @@ APT_PACKAGES=(
     dpkg-dev clang-format
     libsimgrid-dev
     gfortran python3-mpi4py
+    mpich libmpich-dev libhdf5-mpich-dev
 )
 
 # ---------------------------------------------------------------------------

@@ -200,18 +200,46 @@ const TypeInfo &describe_type(MPI_Datatype dt) {
   return uncached;
 }
 
+namespace {
+
+// MPICH (4.0) refuses MPI_BOTTOM, its null pointer, as MPI_Pack's inbuf and MPI_Unpack's outbuf
+// ("Null pointer in parameter inbuf") although the standard allows it with absolute addresses.
+// So a call on MPI_BOTTOM names `anchor` (any non-null address of this process) instead, with a
+// type that is `count` x `dt` displaced by -anchor: the same bytes at the same absolute
+// addresses, in any MPI. `run` gets (buffer, count, datatype) to use.
+template <class Run>
+int at_bottom(const void *buf, int count, MPI_Datatype dt, const void *anchor, Run run) {
+  if (buf != MPI_BOTTOM) return run(const_cast<void *>(buf), count, dt);
+  MPI_Aint a = 0;
+  int rc = PMPI_Get_address(anchor, &a);
+  if (rc != MPI_SUCCESS) return rc;
+  const MPI_Aint disp = -a;
+  MPI_Datatype shifted = MPI_DATATYPE_NULL;
+  rc = PMPI_Type_create_hindexed(1, &count, &disp, dt, &shifted);
+  if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&shifted);
+  if (rc == MPI_SUCCESS) rc = run(const_cast<void *>(anchor), 1, shifted);
+  if (shifted != MPI_DATATYPE_NULL) PMPI_Type_free(&shifted);
+  return rc;
+}
+
+}  // namespace
+
 int pack(const void *buf, int count, MPI_Datatype dt, void *out, std::size_t out_bytes,
          MPI_Comm comm) {
   if (count == 0 || out_bytes == 0) return MPI_SUCCESS;
   int pos = 0;
-  return PMPI_Pack(buf, count, dt, out, static_cast<int>(out_bytes), &pos, comm);
+  return at_bottom(buf, count, dt, out, [&](void *b, int n, MPI_Datatype t) {
+    return PMPI_Pack(b, n, t, out, static_cast<int>(out_bytes), &pos, comm);
+  });
 }
 
 int unpack(const void *in, std::size_t in_bytes, void *buf, int count, MPI_Datatype dt,
            MPI_Comm comm) {
   if (count == 0 || in_bytes == 0) return MPI_SUCCESS;
   int pos = 0;
-  return PMPI_Unpack(in, static_cast<int>(in_bytes), &pos, buf, count, dt, comm);
+  return at_bottom(buf, count, dt, in, [&](void *b, int n, MPI_Datatype t) {
+    return PMPI_Unpack(in, static_cast<int>(in_bytes), &pos, b, n, t, comm);
+  });
 }
 
 int to_base_array(const void *buf, int count, MPI_Datatype dt, void *dst, int units,

@@ -3,15 +3,22 @@
 # Then the shared library: the consumer linked to pcoll::collectives_shared runs, libpcoll.so
 # has its SONAME and exports the public C API only (PCOLL_*), pkg-config finds it, and
 # libpcoll_mpi.so is installed beside it.
-# -D BUILD_DIR=... -D SOURCE_DIR=... -D WORK_DIR=... -D MPIEXEC=...
+# -D BUILD_DIR=... -D SOURCE_DIR=... -D WORK_DIR=... -D MPIEXEC=... [-D SANITIZE=...]
 file(REMOVE_RECURSE ${WORK_DIR})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix
                 RESULT_VARIABLE rc OUTPUT_QUIET)
 if(rc)
   message(FATAL_ERROR "cmake --install failed")
 endif()
+# A sanitized tree (-D SANITIZE=address,undefined) installs instrumented libraries: their
+# consumer links the sanitizer runtimes too.
+set(_flags "")
+if(SANITIZE)
+  set(_flags -DCMAKE_C_FLAGS=-fsanitize=${SANITIZE} -DCMAKE_CXX_FLAGS=-fsanitize=${SANITIZE}
+             -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=${SANITIZE})
+endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/consumer -B ${WORK_DIR}/build
-                        -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix RESULT_VARIABLE rc)
+                        -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix ${_flags} RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "configuring the consumer with find_package(pcoll) failed")
 endif()

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Runs an unmodified MPI program under libpcoll_mpi.so (mpiexec -x LD_PRELOAD=...) and checks
-from pcoll's trace where its calls went. Modes:
+"""Runs an unmodified MPI program under libpcoll_mpi.so (mpiexec -x LD_PRELOAD=... with Open MPI,
+mpiexec -genv LD_PRELOAD ... with MPICH's Hydra) and checks from pcoll's trace where its calls
+went. Modes:
 
   matrix   one launch per "column": column j sets PCOLL_<COLL> to the j-th algorithm of every
            collective (auto, vendor, then pcoll's own, as `pcoll-info --params-markdown` lists
@@ -19,7 +20,11 @@ from pcoll's trace where its calls went. Modes:
            by the algorithms configured here.
 
   preload_test.py --mode M --np P --lib libpcoll_mpi.so --pcoll-info EXE --mpiexec EXE
-                  --work DIR [--columns all|sample] -- PROGRAM [ARGS...]
+                  [--launcher openmpi|hydra] [--preload-first LIB] --work DIR
+                  [--columns all|sample] -- PROGRAM [ARGS...]
+
+--launcher says how mpiexec gives the ranks (and not itself) an environment variable; without
+it, it is told from `mpiexec --version`.
 """
 import argparse
 import os
@@ -58,12 +63,28 @@ def algorithms(pcoll_info):
     return algos
 
 
+def launcher_kind(mpiexec):
+    """openmpi or hydra, from `mpiexec --version`."""
+    r = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=60)
+    out = r.stdout + r.stderr
+    if re.search(r"Open MPI|OpenRTE", out):
+        return "openmpi"
+    if re.search(r"HYDRA|Intel\(R\) MPI", out):
+        return "hydra"
+    fail(f"cannot tell which launcher {mpiexec} is (--launcher openmpi|hydra); it said:\n{out}")
+
+
+def env_flags(launcher, var, value):
+    """mpiexec flags that set var=value in the ranks' environment only."""
+    return ["-x", f"{var}={value}"] if launcher == "openmpi" else ["-genv", var, value]
+
+
 def launch(args, env_extra, tag, preload=True):
     env = dict(os.environ)
     env.update(env_extra)
     cmd = [args.mpiexec, "-n", str(args.np)]
     if preload and not args.no_preload:
-        cmd += ["-x", f"LD_PRELOAD={args.lib}"]
+        cmd += env_flags(args.launcher, "LD_PRELOAD", ":".join(args.preload_first + [args.lib]))
     cmd += args.program
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
     out = r.stdout + r.stderr
@@ -182,11 +203,17 @@ def main():
     for opt in ("--mode", "--lib", "--pcoll-info", "--mpiexec", "--work"):
         p.add_argument(opt, required=True)
     p.add_argument("--np", type=int, required=True)
+    p.add_argument("--launcher", choices=["openmpi", "hydra"],
+                   help="how mpiexec sets a rank's environment (default: from mpiexec --version)")
     p.add_argument("--columns", choices=["all", "sample"], default="sample")
+    p.add_argument("--preload-first", action="append", default=[], metavar="LIB",
+                   help="preload LIB before the library (the ASan runtime under a sanitizer)")
     p.add_argument("--no-preload", action="store_true",
                    help="the program is linked with libpcoll_mpi.so (no LD_PRELOAD)")
     p.add_argument("program", nargs="+")
     args = p.parse_args()
+    if args.launcher is None:
+        args.launcher = launcher_kind(args.mpiexec)
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
     modes = {"matrix": mode_matrix, "tool": mode_tool, "disable": mode_disable,

@@ -16,6 +16,7 @@
 #include "registry.hpp"
 #include "schedule.hpp"
 #include "select.hpp"
+#include "shard.hpp"
 
 using namespace pcoll;
 
@@ -72,8 +73,10 @@ int rounds_in_phase(const Plan &p, const std::string &phase) {
 }  // namespace
 
 TEST_CASE("chiara: every divisor b, both radices, odd counts, P = 1..64", "[plan][chiara]") {
+  pcoll_test::Dealer mine;  // the shard's (P, b) pairs
   for (int P = 1; P <= 64; ++P) {
     for (int b : divisors(P)) {
+      if (!mine()) continue;
       const std::string bs = std::to_string(b);
       for (std::size_t count : counts(P, b)) {
         for (int k : radices(b)) {
@@ -254,8 +257,10 @@ TEST_CASE("chiara: the ledger splits intra- and inter-node traffic", "[chiara][l
 
 TEST_CASE("chiara_loglane: every divisor b, LaneOp, radices, odd counts, P = 1..64",
           "[plan][chiara][loglane]") {
+  pcoll_test::Dealer mine;  // the shard's (P, b) pairs
   for (int P = 1; P <= 64; ++P) {
     for (int b : divisors(P)) {
+      if (!mine()) continue;
       const std::string bs = std::to_string(b);
       for (const char *lane : {"auto", "flat", "doubling", "halving"}) {
         // Phase I leaves block d at lane i whatever the radices, so the lane schedules meet every
