@@ -75,29 +75,35 @@ double timed(const std::function<void()> &body) {
   return best;
 }
 
-// Memory for the measurements' messages (contents never matter). In a simulation all ranks
-// share one block (SMPI_SHARED_MALLOC), so thousands of simulated ranks fit in memory.
+// Memory for the measurements' messages (contents never matter), allocated only by a rank
+// that takes part and only ever grown, to the largest size at once. In a simulation it is
+// SMPI_SHARED_MALLOC (all ranks share one block), so thousands of simulated ranks fit in memory;
+// every reallocation maps a block anew, which at thousands of ranks costs the kernel more
+// than the simulation.
+constexpr std::size_t kMaxBuffer = 2 * (2u << 20) + 1;  // the largest ping-pong, or 3 flows in
+
 char *buffer(std::size_t bytes) {
-#ifdef PCOLL_SMPI
   static char *b = nullptr;
   static std::size_t have = 0;
   if (have < bytes) {
-    b = static_cast<char *>(SMPI_SHARED_MALLOC(bytes));
-    have = bytes;
+    const std::size_t n = std::max(bytes, kMaxBuffer);
+#ifdef PCOLL_SMPI
+    b = static_cast<char *>(SMPI_SHARED_MALLOC(n));  // the smaller one stays mapped: no free
+#else
+    static std::vector<char> store;
+    store.assign(n, 1);
+    b = store.data();
+#endif
+    have = n;
   }
   return b;
-#else
-  static std::vector<char> b;
-  if (b.size() < bytes) b.resize(bytes, 1);
-  return b.data();
-#endif
 }
 
 // One-way time of a message of `bytes` between ranks a and b (half a round trip), timed by a
 // after a first round trip has lined the two up (the barrier lets ranks go at different times).
 double one_way(const World &w, int a, int b, std::size_t bytes) {
   const int iters = kSimulated ? 1 : (bytes <= 65536 ? 50 : 5);
-  char *buf = buffer(2 * bytes + 1);
+  char *buf = w.rank == a || w.rank == b ? buffer(2 * bytes + 1) : nullptr;
   auto round_trip = [&] {
     if (w.rank == a) {
       MPI_Send(buf, static_cast<int>(bytes), MPI_BYTE, b, 1, MPI_COMM_WORLD);
@@ -122,27 +128,39 @@ double one_way(const World &w, int a, int b, std::size_t bytes) {
   return best;
 }
 
-// Every (src, dst) pair sends `bytes` at once; seconds until the last one arrived.
-double flows(const World &w, const std::vector<std::pair<int, int>> &pairs, std::size_t bytes) {
+// Every (src, dst) pair sends `bytes` at once; seconds until the last one arrived (the mean of
+// `iters` such rounds back to back: the ranks leave the barrier at different times, and a short
+// exchange timed once would measure that).
+double flows(const World &w, const std::vector<std::pair<int, int>> &pairs, std::size_t bytes,
+             int iters = 1) {
   std::size_t mine = 0;  // receives of this rank: each into its own part of the buffer
-  for (const auto &pr : pairs) mine += pr.second == w.rank ? 1 : 0;
-  char *buf = buffer(bytes * (mine + 1) + 1);
+  bool sends = false;
+  for (const auto &pr : pairs) {
+    mine += pr.second == w.rank ? 1 : 0;
+    sends = sends || pr.first == w.rank;
+  }
+  char *buf = mine > 0 || sends ? buffer(bytes * (mine + 1) + 1) : nullptr;
   return timed([&] {
-    std::vector<MPI_Request> req;
-    std::size_t at = bytes;
-    for (const auto &[s, d] : pairs) {
-      if (w.rank == d) {
-        req.emplace_back();
-        MPI_Irecv(buf + at, static_cast<int>(bytes), MPI_BYTE, s, 2, MPI_COMM_WORLD, &req.back());
-        at += bytes;
-      }
-      if (w.rank == s) {
-        req.emplace_back();
-        MPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, d, 2, MPI_COMM_WORLD, &req.back());
-      }
-    }
-    MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
-  });
+           for (int it = 0; it < iters; ++it) {
+             std::vector<MPI_Request> req;
+             std::size_t at = bytes;
+             for (const auto &[s, d] : pairs) {
+               if (w.rank == d) {
+                 req.emplace_back();
+                 MPI_Irecv(buf + at, static_cast<int>(bytes), MPI_BYTE, s, 2, MPI_COMM_WORLD,
+                           &req.back());
+                 at += bytes;
+               }
+               if (w.rank == s) {
+                 req.emplace_back();
+                 MPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, d, 2, MPI_COMM_WORLD,
+                           &req.back());
+               }
+             }
+             MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
+           }
+         }) /
+         iters;
 }
 
 // Rank a exchanges 8 bytes with each of `peers` at once (each peer with a alone).
@@ -152,7 +170,7 @@ double exchange(const World &w, int a, const std::vector<int> &peers) {
     pairs.emplace_back(a, p);
     pairs.emplace_back(p, a);
   }
-  return flows(w, pairs, 8);
+  return flows(w, pairs, 8, 20);
 }
 
 struct Level {
@@ -276,7 +294,13 @@ int calibrate(const std::string &path, const std::string &command, bool quiet) {
       const double lat = one_way(w, n0[0], w.nodes[static_cast<std::size_t>(k)][0], 8);
       t.latency = std::max(0.0, lat - lat_prev);
       lat_prev = std::max(lat, lat_prev);
-      const double links = double(k) * std::min(link, pair);
+      // What the group could carry were this no tier: its nodes' links, or the groups of the
+      // last tier found it is made of (groups of 16 over two 8-node groups' links are no tier
+      // of their own).
+      double links = double(k) * std::min(link, pair);
+      for (const TierRow &below : tiers)
+        if (!std::isinf(below.bandwidth))
+          links = std::min(links, double(k / below.nodes) * below.bandwidth);
       // Narrower when the group's links to one other group carry less than its nodes' links
       // together. (A spread over all other groups crosses every wider tier too: narrow there
       // alone is the wider tier's, measured at its own k.)
