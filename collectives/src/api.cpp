@@ -379,7 +379,8 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units) {
     const std::size_t send_area = send_direct ? 0 : round_up(send_units * bext);
     const std::size_t recv_area = recv_direct ? 0 : round_up(recv_units * bext);
     const std::size_t tmp_area = bt.dense ? 0 : std::max(sig->send.bytes, sig->recv.bytes);
-    char *scratch = static_cast<char *>(ctx->scratch(send_area + recv_area + tmp_area));
+    char *scratch = static_cast<char *>(ctx->scratch(
+        send_area + recv_area + tmp_area, std::max(sig->send.bytes, sig->recv.bytes)));
     char *tmp = scratch + send_area + recv_area;
     const void *in = c.sendbuf;
     void *out = c.recvbuf;
@@ -436,8 +437,9 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units) {
   const std::size_t staged_bytes = staged ? round_up(plan.in_elems * unit) : 0;
   const std::size_t packed_in_bytes = pack_send ? round_up(send_bytes) : 0;
   const std::size_t packed_out_bytes = pack_recv ? round_up(recv_bytes) : 0;
-  char *scratch = static_cast<char *>(
-      ctx->scratch(tmp_bytes + staged_bytes + packed_in_bytes + packed_out_bytes));
+  char *scratch = static_cast<char *>(ctx->scratch(
+      tmp_bytes + staged_bytes + packed_in_bytes + packed_out_bytes,
+      std::max(send_bytes, recv_bytes)));
   char *staged_at = scratch + tmp_bytes;
   char *packed_in = staged_at + staged_bytes;
   char *packed_out = packed_in + packed_in_bytes;

@@ -115,10 +115,11 @@ std::vector<ParamSpec> build_table() {
           .range(0, 1LL << 40)
           .size_suffixes()
           .about(
-              "SMPI builds only (native builds ignore it): pcoll's scratch buffers of at least "
-              "this many bytes are allocated with SMPI_SHARED_MALLOC, one copy for all simulated "
-              "ranks, so that paper-scale sizes fit in memory; their contents are then meaningless "
-              "(timing-only runs); 0 = never"));
+              "SMPI builds only (native builds ignore it): the scratch of a call whose own "
+              "buffers hold at least this many bytes is allocated with SMPI_SHARED_MALLOC, one "
+              "copy for all simulated ranks, so that paper-scale sizes fit in memory; its "
+              "contents are then meaningless (timing-only runs, as collbench's buffers of that "
+              "size are); 0 = never"));
   return t;
 }
 

@@ -342,12 +342,14 @@ const Decision &Context::decision(const CallShape &shape) {
   return cache.emplace(shape, decide(shape, config(), rules(), rank_, in)).first->second;
 }
 
-void *Context::scratch(std::size_t bytes) {
+void *Context::scratch(std::size_t bytes, std::size_t call_bytes) {
 #ifdef PCOLL_SMPI
   // Paper-scale simulation: P ranks of one process each holding a multi-MiB scratch buffer do
-  // not fit in memory; above sim_shared_bytes all ranks share one block (timing-only runs).
+  // not fit in memory; for calls of sim_shared_bytes and more all ranks share one block
+  // (timing-only runs). Judged by the call's size, not the scratch's: a smaller call's scratch
+  // (a tree's children's blocks, several times the vector) must compute right.
   const long long shared_from = config().integer("sim_shared_bytes");
-  if (shared_from > 0 && bytes >= static_cast<std::size_t>(shared_from)) {
+  if (shared_from > 0 && call_bytes >= static_cast<std::size_t>(shared_from)) {
     if (shared_scratch_bytes_ < bytes) {
       // SMPI_SHARED_MALLOC blocks are keyed by call site and shared by every rank; a larger
       // one is simply allocated again (the old block stays with the simulation).
@@ -356,6 +358,8 @@ void *Context::scratch(std::size_t bytes) {
     }
     return shared_scratch_;
   }
+#else
+  (void)call_bytes;
 #endif
   if (scratch_.size() < bytes) scratch_.resize(bytes);
   return scratch_.data();

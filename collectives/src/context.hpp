@@ -60,8 +60,12 @@ class Context {
   int push_override(int param, const std::string &value);
   int pop_override();
 
-  // Scratch memory of at least `bytes`, reused across calls.
-  void *scratch(std::size_t bytes);
+  // Scratch memory of at least `bytes`, reused across calls, for a call whose own buffers hold
+  // `call_bytes` (the larger side). In SMPI builds a call of at least sim_shared_bytes gets a
+  // block all simulated ranks share: its contents are then meaningless, as the caller's
+  // timing-only buffers of that size are (collbench decides by the same size, so a call whose
+  // result it verifies never computes in shared scratch).
+  void *scratch(std::size_t bytes, std::size_t call_bytes);
   std::vector<MPI_Request> &requests() { return requests_; }
   // The reducer of the last (predefined unit type, predefined op) pair used: finding the kernel
   // walks the type and op tables, which a loop calling with the same pair should pay for once.
