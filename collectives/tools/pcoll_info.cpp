@@ -9,6 +9,7 @@
 //   pcoll-info --select allreduce --ranks P --count N [--type T] [--set ...]
 //                                            what `auto` would choose and every model time
 //   (--ranks-per-node n: the node size the model assumes; --set machine=FILE: a description)
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +23,7 @@
 
 #include "config.hpp"
 #include "ledger.hpp"
+#include "plan.hpp"
 #include "registry.hpp"
 #include "schedule.hpp"
 #include "select.hpp"
@@ -37,10 +39,12 @@ const char *kUsage =
     "                  [--set NAME=VALUE]... [--alpha S] [--beta S_PER_BYTE] [--gamma S_PER_BYTE]\n"
     "                  [--ranks-per-node N] [--show-rank R]\n"
     "       pcoll-info --select COLLECTIVE --ranks P --count N [--type T] [--set NAME=VALUE]...\n"
-    "                  [--ranks-per-node N]\n"
+    "                  [--ranks-per-node N] [--candidates]\n"
     "                  (which algorithm a call would use and why: the rule of PCOLL_RULES that\n"
     "                  fired with its evidence, or the cost model on PCOLL_MACHINE with every\n"
-    "                  candidate's time; --set rules=FILE, --set machine=FILE try files)\n"
+    "                  candidate's time; --set rules=FILE, --set machine=FILE try files;\n"
+    "                  --candidates: only the model's distinct candidates, one per line,\n"
+    "                  as collbench --algos entries with their model time in seconds)\n"
     "T: double float int long char or a size in bytes (default double).\n"
     "N: elements (allreduce) or elements per rank (reduce_scatter_block, allgather) or per\n"
     "   destination (alltoall).\n";
@@ -59,6 +63,43 @@ std::size_t type_size(const std::string &t) {
   const long v = std::strtol(t.c_str(), &end, 10);
   if (*end != '\0' || v <= 0) die("unknown --type '" + t + "'");
   return static_cast<std::size_t>(v);
+}
+
+// The plans of a few ranks (first, middle, last) as text: two candidates with the same text
+// are one schedule under two names (chiara's default b and the same b set by hand, or
+// chiara_loglane's flat lanes and chiara).
+std::string plans_text(const Candidate &c, const Config &cfg, const CallShape &shape) {
+  const Config with = with_overrides(cfg, c.params);
+  std::ostringstream o;
+  for (const int r : {0, shape.size / 2, shape.size - 1}) {
+    const Plan p = make_plan(*c.algo, plan_request(*c.algo, with, r, shape));
+    o << 'R' << r << ':' << p.tmp_elems << ';';
+    for (const Round &rd : p.rounds) {
+      o << '|';
+      for (const Xfer &x : rd.sends) o << 's' << x.peer << ',' << x.range.off << ',' << x.range.len << ',' << int(x.range.buf);
+      for (const Xfer &x : rd.recvs) o << 'r' << x.peer << ',' << x.range.off << ',' << x.range.len << ',' << int(x.range.buf);
+      for (const LocalOp &op : rd.ops)
+        o << 'o' << int(op.kind) << ',' << op.src.off << ',' << op.src.len << ',' << int(op.src.buf)
+          << ',' << op.dst.off << ',' << int(op.dst.buf) << ',' << op.src_is_left;
+    }
+  }
+  return o.str();
+}
+
+// The model's candidates, fastest first, without the ones whose plans repeat a faster one's.
+std::vector<Candidate> distinct(const std::vector<Candidate> &all, const Config &cfg,
+                                const CallShape &shape) {
+  std::vector<Candidate> out;
+  std::vector<std::pair<const AlgorithmInfo *, std::string>> seen;  // any algorithm's
+  for (const Candidate &c : all) {
+    std::string t = plans_text(c, cfg, shape);
+    bool dup = false;
+    for (const auto &sv : seen) dup = dup || sv.second == t;
+    if (dup) continue;
+    seen.emplace_back(c.algo, std::move(t));
+    out.push_back(c);
+  }
+  return out;
 }
 
 Collective parse_collective(const std::string &s) {
@@ -129,6 +170,7 @@ int main(int argc, char **argv) {
   long long count = -1;
   std::vector<std::pair<int, std::string>> sets;
   bool alpha_set = false, beta_set = false, gamma_set = false;
+  bool candidates_only = false;
   double alpha = 0, beta = 0, gamma = 0;
   auto need = [&](std::size_t &i) -> const std::string & {
     if (i + 1 >= args.size()) die(args[i] + " needs a value");
@@ -146,6 +188,8 @@ int main(int argc, char **argv) {
       mode = "plan";
       coll_name = need(i);
       algo_name = need(i);
+    } else if (a == "--candidates") {
+      candidates_only = true;
     } else if (a == "--select") {
       mode = "select";
       coll_name = need(i);
@@ -190,7 +234,9 @@ int main(int argc, char **argv) {
   // The call in its signature's units (bytes for data movement), as every rank would see it.
   const std::size_t tsize = type_size(type);
   CallShape shape = CallShape::of(coll, ranks, static_cast<std::size_t>(count), tsize);
-  shape.ranks_per_node = rpn;
+  // Nodes of rpn consecutive ranks, the last one possibly smaller: a call sees the smallest
+  // node's size (context.cpp: CHiArA's b_max), the model every node as it is.
+  shape.ranks_per_node = rpn > 0 && ranks % rpn != 0 ? std::min(rpn, ranks % rpn) : rpn;
   CostParams cost = cost_params(cfg);
   if (alpha_set) cost.alpha = alpha;
   if (beta_set) cost.beta = beta;
@@ -210,8 +256,21 @@ int main(int argc, char **argv) {
     // The same decision a call of this shape makes (select.hpp), as rank 0 would.
     const Decision dec = decide(shape, cfg, rules.get(), 0, model);
     const Selection &sel = dec.selection;
-    std::printf("%s, P=%d (%d ranks per node), %lld x %zu B = %s\n", collective_name(coll), ranks,
-                rpn > 0 ? rpn : ranks, count, tsize, human_bytes(bytes).c_str());
+    if (candidates_only) {
+      if (collective_info(coll).auto_rule) die("--candidates: this collective has no cost model");
+      for (const Candidate &c : distinct(model_candidates(coll, cfg, shape, model, true), cfg, shape)) {
+        std::string spec = c.algo->name;
+        for (const auto &pv : c.params) spec += ":" + std::string(param_table()[pv.first].name) + "=" + pv.second;
+        std::printf("%s\t%.6e\n", spec.c_str(), c.seconds);
+      }
+      return 0;
+    }
+    std::printf("%s, P=%d (%d ranks per node%s), %lld x %zu B = %s\n", collective_name(coll),
+                ranks, rpn > 0 ? rpn : ranks,
+                shape.ranks_per_node != rpn && rpn > 0
+                    ? (", the last node " + std::to_string(shape.ranks_per_node)).c_str()
+                    : "",
+                count, tsize, human_bytes(bytes).c_str());
     std::printf("machine: %s%s%s\n", machine->source.c_str(),
                 machine->origin.empty() ? "" : "; origin: ", machine->origin.c_str());
     std::printf("rules: %s%s%s\n", rules->source.c_str(),
@@ -221,12 +280,14 @@ int main(int argc, char **argv) {
       (void)model_candidates(coll, cfg, shape, model, false);  // what a first call pays
       const double took =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      const std::vector<Candidate> cands = model_candidates(coll, cfg, shape, model, true);
+      const std::vector<Candidate> all = model_candidates(coll, cfg, shape, model, true);
+      const std::vector<Candidate> cands = distinct(all, cfg, shape);
       std::printf(
-          "cost model: %zu candidates, fastest first (a call finds the fastest in %.1f ms):\n",
-          cands.size(), took * 1e3);
+          "cost model: %zu candidates (%zu distinct schedules), fastest first (a call finds the "
+          "fastest in %.1f ms):\n",
+          all.size(), cands.size(), took * 1e3);
       for (std::size_t i = 0; i < cands.size(); ++i)
-        std::printf("  %-44s %12.3f us%s\n", cands[i].label().c_str(), cands[i].seconds * 1e6,
+        std::printf("  %-52s %12.3f us%s\n", cands[i].label().c_str(), cands[i].seconds * 1e6,
                     i == 0 ? "   <- lowest model time" : "");
     }
     const std::string &asked = cfg.get(collective_name(coll));
