@@ -174,7 +174,7 @@ double exchange(const World &w, int a, const std::vector<int> &peers) {
 }
 
 struct Level {
-  double latency = 0, overhead = 0, bandwidth = 0;
+  double latency = 0, overhead = 0, bandwidth = 0, rank_bandwidth = 0;
   bool measured = false;
 };
 
@@ -186,6 +186,25 @@ Level level(const World &w, int a, int b, const std::vector<int> &peers) {
   l.latency = one_way(w, a, b, 8);
   const double t1 = one_way(w, a, b, 256 * 1024), t2 = one_way(w, a, b, 2 * 1024 * 1024);
   l.bandwidth = t2 > t1 ? double(2 * 1024 * 1024 - 256 * 1024) / (t2 - t1) : INFINITY;
+  l.rank_bandwidth = l.bandwidth;
+  if (peers.size() >= 2) {
+    // The rate one rank moves several flows at once, in and out: up to 7 peers.
+    const std::size_t k = std::min<std::size_t>(7, peers.size());
+    std::vector<std::pair<int, int>> in, out;
+    for (std::size_t i = 0; i < k; ++i) {
+      in.emplace_back(peers[i], a);
+      out.emplace_back(a, peers[i]);
+    }
+    const double bytes = double(k) * double(kFlowBytes);
+    const double both =
+        std::min(bytes / flows(w, in, kFlowBytes), bytes / flows(w, out, kFlowBytes));
+    // Serial unless clearly more than one flow's rate (a rank's own copies in practice); no
+    // limit (inf) where k flows at once each kept one flow's rate.
+    if (both >= 0.9 * double(k) * l.bandwidth)
+      l.rank_bandwidth = INFINITY;
+    else if (both > 1.25 * l.bandwidth)
+      l.rank_bandwidth = both;
+  }
   if (peers.size() >= 2) {
     const double one = exchange(w, a, {peers[0]});
     const double many = exchange(w, a, peers);
@@ -242,7 +261,8 @@ int calibrate(const std::string &path, const std::string &command, bool quiet) {
     std::vector<int> peers(n0.begin() + 1, n0.begin() + std::min<std::ptrdiff_t>(rpn, 17));
     intra = level(w, n0[0], n0[1], peers);
   }
-  say("intra-node latency " + number(intra.latency) + " s, bandwidth " + number(intra.bandwidth));
+  say("intra-node latency " + number(intra.latency) + " s, bandwidth " + number(intra.bandwidth) +
+      ", one rank's flows together " + number(intra.rank_bandwidth));
 
   Level inter;
   double link = 0, pair = 0;
@@ -257,7 +277,8 @@ int calibrate(const std::string &path, const std::string &command, bool quiet) {
     for (int k = 1; k < nodes && peers.size() < 16; ++k) peers.push_back(w.nodes[k][0]);
     for (std::size_t i = 1; i < n1.size() && peers.size() < 16; ++i) peers.push_back(n1[i]);
     inter = level(w, n0[0], n1[0], peers);
-    say("inter-node latency " + number(inter.latency) + " s, bandwidth " + number(inter.bandwidth));
+    say("inter-node latency " + number(inter.latency) + " s, bandwidth " + number(inter.bandwidth) +
+        ", one rank's flows together " + number(inter.rank_bandwidth));
     // Node 0's link: every rank of node 0 to a rank of another node, spread over the nodes.
     std::vector<std::pair<int, int>> spread, partner;
     for (int i = 0; i < rpn; ++i) {
@@ -357,6 +378,9 @@ int calibrate(const std::string &path, const std::string &command, bool quiet) {
                  number(l.measured ? l.latency : def.latency).c_str(),
                  number(l.measured ? l.overhead : def.overhead).c_str(),
                  number(l.measured ? l.bandwidth : def.bandwidth).c_str());
+    const double rb = l.measured ? l.rank_bandwidth : def.rank_bandwidth;
+    const double bw = l.measured ? l.bandwidth : def.bandwidth;
+    if (rb > bw) std::fprintf(f, "rank_bandwidth = %s\n", number(rb).c_str());
   };
   level_out("intra", intra, builtin->intra);
   level_out("inter", inter, builtin->inter);

@@ -72,7 +72,7 @@ const toml::table &table_of(const toml::table &root, const char *name) {
 
 LinkLevel level_of(const toml::table &root, const char *name, bool inter) {
   const toml::table &t = table_of(root, name);
-  std::vector<std::string> keys = {"latency", "overhead", "bandwidth"};
+  std::vector<std::string> keys = {"latency", "overhead", "bandwidth", "rank_bandwidth"};
   if (inter) {
     keys.push_back("link_bandwidth");
     keys.push_back("pair_bandwidth");
@@ -83,6 +83,12 @@ LinkLevel level_of(const toml::table &root, const char *name, bool inter) {
   l.latency = number(t, name, "latency", 0, 1, false, line);
   l.overhead = number(t, name, "overhead", 0, 1, false, line);
   l.bandwidth = number(t, name, "bandwidth", 1e3, 1e15, true, line);
+  l.rank_bandwidth = t.contains("rank_bandwidth")
+                         ? number(t, name, "rank_bandwidth", 1e3, 1e15, true, line)
+                         : l.bandwidth;  // one flow at a time
+  if (l.rank_bandwidth < l.bandwidth)
+    throw MachineError(line, std::string(name) + ".rank_bandwidth must be at least bandwidth (" +
+                                 "a rank moves at least one flow's worth)");
   return l;
 }
 

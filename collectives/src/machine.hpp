@@ -10,11 +10,13 @@
 //   latency = 0.3e-6         # s: one-way time of an empty message
 //   overhead = 0.05e-6       # s: CPU time per message posted (send or receive)
 //   bandwidth = 20e9         # B/s: one flow alone (its per-byte time is 1 / bandwidth)
+//   rank_bandwidth = 20e9    # optional: one rank's flows of a round together; default
+//                            # bandwidth (one after another); inf: all at once at full rate
 //
 //   [inter]                  # two ranks of different nodes
 //   latency = 1.0e-6
 //   overhead = 0.05e-6
-//   bandwidth = 45e9         # one flow alone
+//   bandwidth = 45e9         # one flow alone (rank_bandwidth as in [intra])
 //   link_bandwidth = 50e9    # B/s per direction: the node's link(s), shared by all its ranks
 //   pair_bandwidth = 50e9    # optional: what one node can send to one other node (a torus sends
 //                            # to one neighbour over one of its links); default link_bandwidth
@@ -46,6 +48,10 @@ struct LinkLevel {
   double latency = 0;    // s
   double overhead = 0;   // s per message
   double bandwidth = 0;  // B/s of one flow
+  // B/s one rank moves in (or out) over all its flows of a round at once; a rank's flows are
+  // serialized (bandwidth) where the core copies each message itself, as single-copy
+  // shared-memory transports do; SimGrid's hosts carry every flow at full rate at once (inf).
+  double rank_bandwidth = 0;
 };
 
 // Groups of `nodes` consecutive nodes sharing an uplink (a tapered fat tree's switch, a

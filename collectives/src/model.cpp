@@ -139,12 +139,15 @@ double inter_latency(const Machine &m, int a, int b) {
 double rank_time(const Plan &p, int node, const std::vector<double> *shared, const Machine &m,
                  const Topology &topo, double ts, std::vector<double> *by_phase) {
   const double g_intra = per_byte(m.intra.bandwidth), g_inter = per_byte(m.inter.bandwidth);
+  const double g_rank_intra = per_byte(m.intra.rank_bandwidth);
+  const double g_rank_inter = per_byte(m.inter.rank_bandwidth);
   const double g_red = per_byte(m.reduce_bandwidth);
   if (by_phase) by_phase->assign(p.phases.size(), 0.0);
   double total = 0;
   for (std::size_t k = 0; k < p.rounds.size(); ++k) {
     const Round &rd = p.rounds[k];
     double cpu = 0, s_intra = 0, r_intra = 0, s_inter = 0, r_inter = 0, lat = 0;
+    double big_intra = 0, big_inter = 0;  // the largest single message of each level
     bool any_intra = false, any_inter = false;
     auto take = [&](const Xfer &x, double &intra, double &inter) {
       const int peer_node = topo.node(x.peer);
@@ -152,16 +155,24 @@ double rank_time(const Plan &p, int node, const std::vector<double> *shared, con
       const double b = double(x.range.len) * ts;
       cpu += off ? m.inter.overhead : m.intra.overhead;
       (off ? inter : intra) += b;
+      double &big = off ? big_inter : big_intra;
+      big = std::max(big, b);
       (off ? any_inter : any_intra) = true;
       if (off) lat = std::max(lat, inter_latency(m, node, peer_node));
     };
     for (const Xfer &x : rd.sends) take(x, s_intra, s_inter);
     for (const Xfer &x : rd.recvs) take(x, r_intra, r_inter);
+    // A round's flows at one level: the largest at one flow's rate, all of them together at
+    // the rate one rank moves them (equal where the rank serializes its flows).
     double wire = 0;
-    if (any_intra) wire = m.intra.latency + std::max(s_intra, r_intra) * g_intra;
+    if (any_intra)
+      wire = m.intra.latency +
+             std::max(big_intra * g_intra, std::max(s_intra, r_intra) * g_rank_intra);
     if (any_inter) {
       const double contention = shared && k < shared->size() ? (*shared)[k] : 0.0;
-      wire = std::max(wire, lat + std::max({s_inter * g_inter, r_inter * g_inter, contention}));
+      wire =
+          std::max(wire, lat + std::max({big_inter * g_inter,
+                                         std::max(s_inter, r_inter) * g_rank_inter, contention}));
     }
     double local = 0;
     for (const LocalOp &op : rd.ops)

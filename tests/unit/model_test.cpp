@@ -238,3 +238,25 @@ TEST_CASE("auto's choice is the argmin of every candidate's model time", "[model
       for (std::size_t i = 1; i < all.size(); ++i) CHECK(all[i - 1].seconds <= all[i].seconds);
     }
 }
+
+TEST_CASE("a rank's flows: serialized at one flow's rate, or together at rank_bandwidth", "[model]") {
+  // tree with arity 8 at P = 9 on one node: the root receives 8 blocks in one round and sends
+  // the result to 8 children in another (plus nothing else): 2 rounds of 8 flows each.
+  const std::size_t n = 131072;  // 1 MiB of doubles
+  const double bytes = 8.0 * n;
+  const auto serial = machine(text(0, 10e9, 0, 10e9, 10e9));
+  std::string wide_text = text(0, 10e9, 0, 10e9, 10e9);
+  wide_text.insert(wide_text.find("[inter]"), "rank_bandwidth = inf\n");
+  const auto wide = machine(wide_text);
+  const std::vector<std::pair<std::string, std::string>> arity8 = {{"tree_arity", "8"}};
+  const double t_serial = time_of("tree", 9, n, 9, *serial, arity8);
+  const double t_wide = time_of("tree", 9, n, 9, *wide, arity8);
+  // Every round of the root moves 8 MiB one flow after another, or 1 MiB's time for all 8.
+  CHECK(t_serial == Approx(8 * t_wide).epsilon(1e-9));
+  CHECK(t_wide >= 2 * bytes / 10e9 * (1 - 1e-9));
+  // A rank never moves less than one flow's worth at once.
+  std::string bad = text(0, 10e9, 0, 10e9, 10e9);
+  bad.insert(bad.find("[inter]"), "rank_bandwidth = 1e9\n");
+  CHECK_THAT(error_of(bad), Catch::Matchers::Contains("m.toml:1") &&
+                                Catch::Matchers::Contains("rank_bandwidth must be at least"));
+}
