@@ -39,6 +39,7 @@ if [[ -n "${platform}" ]]; then
     platform="$(cd -- "$(dirname -- "${platform}")" && pwd -P)/$(basename -- "${platform}")"
     command -v smpirun >/dev/null || pcoll_die "smpirun not found (Debian: libsimgrid-dev, simgrid)"
     build="${build:-${PCOLL_SMPI_BUILD_DIR:-${root}/build-smpi}}"
+    build="$(mkdir -p -- "${build}" && cd -- "${build}" && pwd -P)"
     [[ -x "${build}/apps/collprobe/collprobe" ]] || "${here}/build-smpi.sh" "${build}" collprobe
     if [[ -z "${ranks}" ]]; then  # 16 hosts of the first host's core count
         per="$(grep -o 'core="[0-9]*"' "${platform}" | head -n 1 | tr -dc '0-9')"
@@ -57,6 +58,7 @@ if [[ -n "${platform}" ]]; then
         "${build}/apps/collprobe/collprobe" --calibrate "${out}")
 else
     build="${build:-${PCOLL_BUILD_DIR:-${root}/build}}"
+    build="$(mkdir -p -- "${build}" && cd -- "${build}" && pwd -P)"
     [[ -x "${build}/apps/collprobe/collprobe" ]] || "${here}/build.sh" "${build}" collprobe
     if [[ -n "${launcher}" ]]; then
         read -r -a launch <<<"${launcher}"

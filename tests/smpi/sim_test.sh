@@ -10,6 +10,10 @@
 #                clustering (digest) and the injected compute time is charged
 #   cg           the CG app (cg1, exact reduction) at P = 16 with vendor, chiara and
 #                rabenseifner: bitwise the same iterates, and the injected compute is charged
+#   calibrate    scripts/pcoll-calibrate.sh --smpi on the Polaris-like platform at P = 512 (16
+#                nodes) recovers the platform file's numbers: loopback 0.3 us / 20 GB/s (a
+#                FATPIPE: a rank's flows all at full rate), 2 links of 0.5 us / 50 GB/s to a node
+#                of the same router, one more link to leave a router of 8 nodes
 set -euo pipefail
 mode="$1" smpi_build="$2" root="$3" work="$4"
 mkdir -p "${work}"
@@ -40,6 +44,37 @@ case "${mode}" in
                 echo "FAIL: a wrong or unverified row (or no 'wrong' column)"; exit 1
             fi
         done ;;
+    calibrate)
+        "${root}/scripts/pcoll-calibrate.sh" --smpi "${root}/inputs/platforms/polaris.xml" --ranks 512 \
+            --build "${smpi_build}" --out polaris-512.toml
+        /usr/bin/python3 - polaris-512.toml <<'PY'
+import math, sys, tomllib
+m = tomllib.load(open(sys.argv[1], "rb"))
+bad = []
+def near(what, got, want, tol=0.05):
+    ok = math.isinf(want) and math.isinf(got) or (not math.isinf(got) and abs(got / want - 1) <= tol)
+    print(f"{what:28s} {got:12.4g}  platform {want:12.4g}  {'ok' if ok else 'FAIL'}")
+    if not ok:
+        bad.append(what)
+near("intra.latency", m["intra"]["latency"], 0.3e-6)
+near("intra.bandwidth", m["intra"]["bandwidth"], 20e9)
+near("intra.rank_bandwidth", m["intra"].get("rank_bandwidth", m["intra"]["bandwidth"]), math.inf)
+near("inter.latency", m["inter"]["latency"], 1.0e-6)
+near("inter.bandwidth", m["inter"]["bandwidth"], 50e9)
+near("inter.link_bandwidth", m["inter"]["link_bandwidth"], 50e9)
+tiers = {t["nodes"]: t for t in m.get("tier", [])}
+if 8 not in tiers:
+    bad.append("no [[tier]] of 8 nodes (a router)")
+else:
+    near("tier 8 latency", tiers[8].get("latency", 0), 0.5e-6)
+    near("tier 8 bandwidth", tiers[8].get("bandwidth", math.inf), 50e9)
+extra = sorted(set(tiers) - {8})
+if extra:
+    bad.append(f"tiers that the platform does not have at 16 nodes: {extra}")
+near("reduce.bandwidth", m["reduce"]["bandwidth"], math.inf)
+sys.exit(f"FAIL: {', '.join(bad)}" if bad else 0)
+PY
+        ;;
     determinism)
         for i in 1 2; do
             run "${bench}" --algos vendor,ring,rabenseifner,chiara --per-rank-segment 8,512 \
