@@ -1,8 +1,9 @@
 // pcoll-info: what pcoll can do and what it would do. Needs no mpirun (it makes no MPI call).
 //
 //   pcoll-info                               collectives, algorithms, parameters, current values
-//   pcoll-info --params-markdown             the parameter table as markdown (docs/configuration.md)
-//   pcoll-info --plan allreduce ALGO --ranks P --count N [--type double|float|int|...|BYTES]
+//   pcoll-info --params-markdown             the parameter table as markdown
+//   (docs/configuration.md) pcoll-info --plan allreduce ALGO --ranks P --count N [--type
+//   double|float|int|...|BYTES]
 //              [--set name=value ...] [--alpha s] [--beta s/B] [--gamma s/B]
 //              [--ranks-per-node n] [--show-rank r]
 //                                            ledger of the plan, verified symbolically
@@ -76,8 +77,10 @@ std::string plans_text(const Candidate &c, const Config &cfg, const CallShape &s
     o << 'R' << r << ':' << p.tmp_elems << ';';
     for (const Round &rd : p.rounds) {
       o << '|';
-      for (const Xfer &x : rd.sends) o << 's' << x.peer << ',' << x.range.off << ',' << x.range.len << ',' << int(x.range.buf);
-      for (const Xfer &x : rd.recvs) o << 'r' << x.peer << ',' << x.range.off << ',' << x.range.len << ',' << int(x.range.buf);
+      for (const Xfer &x : rd.sends)
+        o << 's' << x.peer << ',' << x.range.off << ',' << x.range.len << ',' << int(x.range.buf);
+      for (const Xfer &x : rd.recvs)
+        o << 'r' << x.peer << ',' << x.range.off << ',' << x.range.len << ',' << int(x.range.buf);
       for (const LocalOp &op : rd.ops)
         o << 'o' << int(op.kind) << ',' << op.src.off << ',' << op.src.len << ',' << int(op.src.buf)
           << ',' << op.dst.off << ',' << int(op.dst.buf) << ',' << op.src_is_left;
@@ -258,15 +261,17 @@ int main(int argc, char **argv) {
     const Selection &sel = dec.selection;
     if (candidates_only) {
       if (collective_info(coll).auto_rule) die("--candidates: this collective has no cost model");
-      for (const Candidate &c : distinct(model_candidates(coll, cfg, shape, model, true), cfg, shape)) {
+      for (const Candidate &c :
+           distinct(model_candidates(coll, cfg, shape, model, true), cfg, shape)) {
         std::string spec = c.algo->name;
-        for (const auto &pv : c.params) spec += ":" + std::string(param_table()[pv.first].name) + "=" + pv.second;
+        for (const auto &pv : c.params)
+          spec += ":" + std::string(param_table()[pv.first].name) + "=" + pv.second;
         std::printf("%s\t%.6e\n", spec.c_str(), c.seconds);
       }
       return 0;
     }
-    std::printf("%s, P=%d (%d ranks per node%s), %lld x %zu B = %s\n", collective_name(coll),
-                ranks, rpn > 0 ? rpn : ranks,
+    std::printf("%s, P=%d (%d ranks per node%s), %lld x %zu B = %s\n", collective_name(coll), ranks,
+                rpn > 0 ? rpn : ranks,
                 shape.ranks_per_node != rpn && rpn > 0
                     ? (", the last node " + std::to_string(shape.ranks_per_node)).c_str()
                     : "",
@@ -364,13 +369,13 @@ int main(int argc, char **argv) {
     std::printf(" (intra-node %zu = %s, inter-node %zu = %s; %d ranks per node)", L.intra_messages,
                 human_bytes(double(L.intra_bytes)).c_str(), L.inter_messages,
                 human_bytes(double(L.inter_bytes)).c_str(), rpn);
-  // The cost model `auto` uses, on every rank's plan (its search bounds it by a sample of nodes).
-  const Prediction pred = predict(*algo, req, *machine, topo, true);
-  const Prediction fast = predict(*algo, req, *machine, topo, false);
+  // The cost model `auto` uses (a sample of nodes), and every node's plans beside it.
+  const Prediction pred = predict(*algo, req, *machine, topo, false);
+  const Prediction every = predict(*algo, req, *machine, topo, true);
   std::printf(
-      "\n  model (PCOLL_MACHINE)  %.3f us, critical rank %d (a sample of nodes: %.3f us); "
-      "machine %s\n",
-      pred.seconds * 1e6, pred.critical_rank, fast.seconds * 1e6, machine->source.c_str());
+      "\n  model (PCOLL_MACHINE)  %.3f us, critical rank %d (every node, not only auto's sample: "
+      "%.3f us); machine %s\n",
+      pred.seconds * 1e6, pred.critical_rank, every.seconds * 1e6, machine->source.c_str());
   for (const auto &[phase, sec] : pred.phases)
     std::printf("      %-18s %.3f us\n", phase.c_str(), sec * 1e6);
   std::printf("      busiest node link  %s in one round\n", human_bytes(pred.link_bytes).c_str());
