@@ -3,13 +3,21 @@
 # case study of Fig. 12) at its rank counts, on SimGrid SMPI models of Polaris-, Fugaku- and
 # Aurora-like machines (inputs/platforms/). The real pcoll code runs; the network is simulated.
 #
-#   scripts/simulate.sh [--quick] [--experiments "fig11 fig6 fig7 fig9 kmeans"]
+#   scripts/simulate.sh [--quick] [--experiments "fig11 fig6 fig7 fig9 kmeans auto"]
 #       [--platforms "polaris fugaku"] [--ranks "64 128 256 512 1024 2048"]
 #       [--segments "1 8 64 512 4096"] [--algos "chiara chiara_loglane rabenseifner auto"]
 #       [--selectors "mpich ompi"] [--kmeans-ranks "256"] [--jobs N] [--out DIR] [--build DIR]
 #       [--list]
 # --kmeans-ranks: the k-means cells' rank counts (default: the paper's, 256 and 2048 on the
 #   Polaris-like platform, 576 and 2304 on the Fugaku-like one).
+# auto (not in the default list: run it with --experiments auto): `auto` on the cost model
+#   alone (PCOLL_RULES=none, PCOLL_MACHINE=inputs/machines/PLATFORM.toml) against the oracle,
+#   the best of every distinct schedule the model considers (every allreduce algorithm and
+#   parameter value pcoll-info --select --candidates lists, at any S), and against both
+#   selectors; ring and naive at P <= 128 only (P - 1 and P rounds: hours to simulate above),
+#   and ring above that where the model ranks it among its 3 fastest at some S.
+#   Report: OUT/auto-PLATFORM.{txt,csv,png} (scripts/lib/auto_report.py). With it, the k-means
+#   cells (--kmeans-ranks) of vendor, chiara and auto on the same description.
 #
 # Every simulation is one "cell" (one smpirun) whose CSV lands in OUT/cells/; a cell whose CSV
 # exists is not run again, so an interrupted sweep resumes where it stopped (delete a CSV to
@@ -141,10 +149,60 @@ for exp in ${experiments}; do
                     [[ ${quick} -eq 1 ]] && break
                 done
             done ;;
-        *) pcoll_die "unknown experiment '${exp}' (fig11 fig6 fig7 fig9 kmeans)" ;;
+        auto)
+            "${here}/build.sh" "${root}/build" pcoll-info >/dev/null
+            info="${root}/build/collectives/pcoll-info"
+            mkdir -p "${out}/auto-candidates"
+            for p in ${platforms}; do
+                machine="${root}/inputs/machines/${p}.toml"
+                [[ -f "${machine}" ]] || pcoll_die "no machine description ${machine} (scripts/pcoll-calibrate.sh --smpi)"
+                rpn="$(platform_rpn "${p}")"
+                for P in ${ranks}; do
+                    # The model's distinct candidates at every S, as the simulated ranks see
+                    # their nodes (consecutive blocks of rpn, the last one possibly smaller).
+                    cand="${out}/auto-candidates/${p}-P${P}.tsv"
+                    : >"${cand}.tmp"
+                    for S in ${segments}; do
+                        "${info}" --select allreduce --ranks "${P}" --count $((S * P)) --ranks-per-node "${rpn}" \
+                            --set rules=none --set "machine=${machine}" --candidates |
+                            sed "s/^/${S}\t/" >>"${cand}.tmp"
+                    done
+                    mv "${cand}.tmp" "${cand}"
+                    a="$(cut -f2 "${cand}" | awk -v P="${P}" '!seen[$0]++ && (P <= 128 || ($0 != "ring" && $0 != "naive"))' | paste -sd,)"
+                    add_cell "auto-${p}-P${P}-model" bench "${p}" "${P}" mpich "-" \
+                        "--algos vendor,${a} --per-rank-segment ${segments// /,}"
+                    # Above P = 128, ring (P - 1 rounds each way) only where the model ranks it
+                    # among its 3 fastest at some S, so that the oracle holds every pick.
+                    if ((P > 128)) && awk -F'\t' '{n[$1]++} n[$1] <= 3 && $2 == "ring" {f = 1} END {exit !f}' "${cand}"; then
+                        add_cell "auto-${p}-P${P}-ring" bench "${p}" "${P}" mpich "-" \
+                            "--algos ring --per-rank-segment ${segments// /,}"
+                    fi
+                    # auto apart, after a warm-up call: its first call of a shape broadcasts
+                    # rank 0's model choice (a 512-byte MPI_Bcast), which the cached calls an
+                    # application makes afterwards do not pay.
+                    add_cell "auto-${p}-P${P}-auto" bench "${p}" "${P}" mpich \
+                        "PCOLL_RULES=none PCOLL_MACHINE=${machine}" \
+                        "--algos auto --per-rank-segment ${segments// /,} --warmup 1"
+                    add_cell "fig11-${p}-P${P}-ompi-vendor" bench "${p}" "${P}" ompi "-" \
+                        "--algos vendor --per-rank-segment ${segments// /,}"
+                done
+                # The k-means case study with auto beside chiara (--kmeans-ranks, default the
+                # paper's), auto on the same machine description, vendor = the mpich selector.
+                for spec in "polaris polaris 256 2048" "fugaku fugaku 576 2304"; do
+                    read -r deck kp P1 P2 <<<"${spec}"
+                    [[ "${kp}" == "${p}" ]] || continue
+                    for P in ${kmeans_ranks:-${P1} ${P2}}; do
+                        add_cell "kmeans-${deck}-P${P}-mpich-auto" kmeans "${p}" "${P}" mpich \
+                            "PCOLL_RULES=none PCOLL_MACHINE=${machine}" "--deck ${deck} --allreduce vendor,chiara,auto"
+                    done
+                done
+            done ;;
+        *) pcoll_die "unknown experiment '${exp}' (fig11 fig6 fig7 fig9 kmeans auto)" ;;
     esac
 done
 [[ ${#cells[@]} -gt 0 ]] || pcoll_die "nothing to simulate"
+# A cell two experiments share (the vendor baselines) runs once.
+mapfile -t cells < <(printf '%s\n' "${cells[@]}" | awk -F'\t' '!seen[$1]++')
 # Small P first (stable): results of the cheap cells arrive early, the P = 2048 ones last.
 mapfile -t cells < <(printf '%s\n' "${cells[@]}" | sort -t $'\t' -k4,4n -s)
 
@@ -204,23 +262,35 @@ run_cell() {  # id kind platform P selector env args
         # P = 1024 ranks x 32 MiB buffers exceed the kernel's 65530 mappings per process.
         --cfg=smpi/shared-malloc-blocksize:67108864)
     local env_list=(PCOLL_SIM_SHARED_BYTES=1m PCOLL_FALLBACK=error OMP_NUM_THREADS=1 OMP_PROC_BIND=false)
-    [[ "${envs}" != "-" ]] && env_list+=("${envs}")
+    if [[ "${envs}" != "-" ]]; then read -r -a extra_env <<<"${envs}"; env_list+=("${extra_env[@]}"); fi
     # shellcheck disable=SC2086  # args is a word list by construction
     if [[ "${kind}" == bench ]]; then
         # One timed call, no warm-up: simulated time is deterministic and planning costs no
         # simulated time; collbench's configuration query and the barrier before the call set
         # up pcoll's and SMPI's communicator state (P = 512: warm-up 0 and 1, trials 1 and 2
         # give identical times for vendor, chiara and rabenseifner).
-        if ! env "${env_list[@]}" "${cmd[@]}" "${build}/apps/collbench/collbench" ${args} --trials 1 --warmup 0 \
+        local warm="--warmup 0"
+        [[ " ${args} " == *" --warmup "* ]] && warm=""  # the cell sets its own
+        if ! env "${env_list[@]}" "${cmd[@]}" "${build}/apps/collbench/collbench" ${args} --trials 1 ${warm} \
             --no-overhead -q --csv "${csv}.tmp" >"${log}" 2>&1; then
             # SimGrid's max-min solver can stop on a rounding check at thousands of concurrent
-            # flows ("Cannot saturate more a constraint"); retry that cell once with a finer
+            # flows ("Cannot saturate more a constraint"); retry that cell with another
             # precision, and say so in its log (other cells keep the default).
-            grep -q "Cannot saturate more a constraint" "${log}" || return 1
-            mv "${log}" "${log}.first-try"
-            env "${env_list[@]}" "${cmd[@]}" --cfg=maxmin/precision:1e-9 "${build}/apps/collbench/collbench" \
-                ${args} --trials 1 --warmup 0 --no-overhead -q --csv "${csv}.tmp" >"${log}" 2>&1
-            echo "# retried with --cfg=maxmin/precision:1e-9 after a max-min rounding stop" >>"${log}"
+            # The finer precision can stop the same way on another constraint (Aurora-like,
+            # P = 512: usage 1.2e-9 against 1e-9), and the solver can also crash
+            # (MaxMin::do_solve, Aurora-like P = 256): then a coarser one, 1e-7, once more.
+            local prec ok=0
+            for prec in 1e-9 1e-7; do
+                grep -qE "Cannot saturate more a constraint|^Segmentation fault" "${log}" || return 1
+                mv "${log}" "${log}.before-${prec}"
+                if env "${env_list[@]}" "${cmd[@]}" --cfg=maxmin/precision:${prec} "${build}/apps/collbench/collbench" \
+                    ${args} --trials 1 ${warm} --no-overhead -q --csv "${csv}.tmp" >"${log}" 2>&1; then
+                    echo "# retried with --cfg=maxmin/precision:${prec} after a max-min rounding stop" >>"${log}"
+                    ok=1
+                    break
+                fi
+            done
+            ((ok == 1)) || return 1
         fi
     else
         local deck="${args#--deck }"; deck="${deck%% *}"
@@ -279,5 +349,8 @@ pcoll_msg "all cells done in $(($(date +%s) - start)) s"
 
 py="$(pcoll_python)" || pcoll_die "the report needs Debian's python3 with matplotlib (see above)"
 "${py}" "${here}/lib/sim_report.py" "${out}" --paper "${root}/inputs/kmeans"
+if [[ " ${experiments} " == *" auto "* ]]; then
+    for p in ${platforms}; do "${py}" "${here}/lib/auto_report.py" "${out}" "${p}"; done
+fi
 exit
 }

@@ -197,7 +197,7 @@ Level level(const World &w, int a, int b, const std::vector<int> &peers) {
     }
     const double bytes = double(k) * double(kFlowBytes);
     const double both =
-        std::min(bytes / flows(w, in, kFlowBytes), bytes / flows(w, out, kFlowBytes));
+        std::min(bytes / flows(w, in, kFlowBytes, 4), bytes / flows(w, out, kFlowBytes, 4));
     // Serial unless clearly more than one flow's rate (a rank's own copies in practice); no
     // limit (inf) where k flows at once each kept one flow's rate.
     if (both >= 0.9 * double(k) * l.bandwidth)
