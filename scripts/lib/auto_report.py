@@ -4,8 +4,9 @@
     auto_report.py OUT PLATFORM
 
 Reads what scripts/simulate.sh --experiments auto leaves in OUT:
-  cells/auto-PLATFORM-P<P>-model.csv   collbench: vendor (SMPI's mpich selector) and every
-                                       distinct candidate schedule of the cost model
+  cells/auto-PLATFORM-P<P>-model<G>.csv   collbench: vendor (SMPI's mpich selector, in group 0)
+                                       and every distinct candidate schedule of the cost model,
+                                       3 per group
   cells/auto-PLATFORM-P<P>-auto.csv    collbench: auto after a warm-up call (model alone:
                                        PCOLL_RULES=none, PCOLL_MACHINE=the platform's)
   cells/auto-PLATFORM-P<P>-ring.csv    ring, above P = 128 where the model ranks it high
@@ -49,16 +50,11 @@ def main():
         raise SystemExit(__doc__)
     out, plat = sys.argv[1], sys.argv[2]
     cells = {}
-    for path in glob.glob(os.path.join(out, "cells", f"auto-{plat}-P*-model.csv")):
-        P = int(re.search(r"-P(\d+)-model\.csv$", path).group(1))
-        sim = times(path)
-        auto_path = path.replace("-model.csv", "-auto.csv")
-        if not os.path.exists(auto_path):
-            continue
-        sim.update(times(auto_path))
-        ring_path = path.replace("-model.csv", "-ring.csv")
-        if os.path.exists(ring_path):
-            sim.update(times(ring_path))
+    for tsv in glob.glob(os.path.join(out, "auto-candidates", f"{plat}-P*.tsv")):
+        P = int(re.search(r"-P(\d+)\.tsv$", tsv).group(1))
+        sim = {}
+        for path in glob.glob(os.path.join(out, "cells", f"auto-{plat}-P{P}-*.csv")):
+            sim.update(times(path))  # model0..N (vendor and the candidates), auto, ring
         ompi_path = os.path.join(out, "cells", f"fig11-{plat}-P{P}-ompi-vendor.csv")
         ompi = times(ompi_path) if os.path.exists(ompi_path) else {}
         model = {}  # S -> [(spec, seconds)] fastest first
@@ -68,7 +64,7 @@ def main():
                 model.setdefault(int(S), []).append((spec, float(sec)))
         for S, cands in model.items():
             simulated = [(sim[(spec, S)], spec) for spec, _ in cands if (spec, S) in sim]
-            if not simulated or ("auto", S) not in sim:
+            if not simulated or ("auto", S) not in sim or ("vendor", S) not in sim:
                 continue
             oracle_t, oracle = min(simulated)
             pick, pick_model = cands[0]
@@ -121,8 +117,8 @@ def main():
     if skipped:
         where = sorted({(c["P"], s) for c in cells.values() for s in c["not_simulated"]})
         lines.append("not simulated (ring and naive above P = 128, ring where the model ranks it "
-                     "below its 3 fastest at every S): " + ", ".join(skipped) + f" ({len(where)} "
-                     "(P, candidate) pairs)")
+                     "below its 3 fastest at every S, and the groups whose simulation SimGrid's "
+                     "solver stopped): " + "; ".join(f"P={P}: {s}" for P, s in where))
     text = "\n".join(lines)
     with open(os.path.join(out, f"auto-{plat}.txt"), "w") as f:
         f.write(text + "\n")
