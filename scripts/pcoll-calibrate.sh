@@ -49,13 +49,13 @@ if [[ -n "${platform}" ]]; then
     trap 'rm -rf -- "${work}"' EXIT
     "${here}/lib/sim_hostfile.sh" "${platform}" "${ranks}" >"${work}/hosts"
     pcoll_msg "calibrating in a simulation of $(basename -- "${platform}") at P = ${ranks}"
-    (cd "${work}" && PCOLL_CALIBRATE_PLATFORM="$(basename -- "${platform}")" \
-        PCOLL_CALIBRATE_COMMAND="scripts/pcoll-calibrate.sh --smpi inputs/platforms/$(basename -- "${platform}") --ranks ${ranks}" \
-        smpirun -np "${ranks}" -platform "${platform}" -hostfile "${work}/hosts" \
+    (cd "${work}" && smpirun -np "${ranks}" -platform "${platform}" -hostfile "${work}/hosts" \
         --cfg=smpi/simulate-computation:no --cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1 \
         --cfg=smpi/privatization:1 --cfg=smpi/coll-selector:mpich --log=root.thres:warning \
         --cfg=smpi/shared-malloc-blocksize:67108864 \
-        "${build}/apps/collprobe/collprobe" --calibrate "${out}")
+        "${build}/apps/collprobe/collprobe" --calibrate "${out}" \
+        --origin-machine "$(basename -- "${platform}")")
+    origin="scripts/pcoll-calibrate.sh --smpi inputs/platforms/$(basename -- "${platform}") --ranks ${ranks}"
 else
     build="${build:-${PCOLL_BUILD_DIR:-${root}/build}}"
     build="$(mkdir -p -- "${build}" && cd -- "${build}" && pwd -P)"
@@ -69,7 +69,13 @@ else
         launch=(mpirun -np "${ranks}")
     fi
     pcoll_msg "calibrating with: ${launch[*]}"
-    PCOLL_CALIBRATE_COMMAND="scripts/pcoll-calibrate.sh ${launcher:+--launcher '${launcher}'}${launcher:---ranks ${ranks}}" \
-        "${launch[@]}" "${build}/apps/collprobe/collprobe" --calibrate "${out}"
+    "${launch[@]}" "${build}/apps/collprobe/collprobe" --calibrate "${out}"
+    origin="scripts/pcoll-calibrate.sh --ranks ${ranks}"
+    [[ -n "${launcher}" ]] && origin="scripts/pcoll-calibrate.sh --launcher '${launcher}'"
 fi
+# The [origin]'s command: this script's, not the collprobe line it ran (smpirun re-splits its
+# arguments, so a value with spaces cannot reach collprobe as one).
+toml="${origin//\\/\\\\}" && toml="${toml//\"/\\\"}"                          # TOML string
+repl="${toml//\\/\\\\}" && repl="${repl//|/\\|}" && repl="${repl//&/\\&}"   # sed replacement
+sed -i "s|^command = .*|command = \"${repl}\"|" "${out}"
 pcoll_msg "wrote ${out} (use it: PCOLL_MACHINE=${out})"

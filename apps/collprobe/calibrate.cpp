@@ -244,7 +244,8 @@ std::string library() {
 
 }  // namespace
 
-int calibrate(const std::string &path, const std::string &command, bool quiet) {
+int calibrate(const std::string &path, const std::string &machine, const std::string &command,
+              bool quiet) {
   const World w = world();
   const int nodes = static_cast<int>(w.nodes.size());
   const std::vector<int> &n0 = w.nodes[0];
@@ -349,12 +350,11 @@ int calibrate(const std::string &path, const std::string &command, bool quiet) {
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%MZ", std::gmtime(&now));
-  const char *platform = std::getenv("PCOLL_CALIBRATE_PLATFORM");
   std::fprintf(f,
                "# pcoll machine description, measured by collprobe --calibrate "
                "(scripts/pcoll-calibrate.sh).\n[origin]\ntool = \"pcoll-calibrate\"\n");
   std::fprintf(f, "date = \"%s\"\nmachine = \"%s\"\nmpi = \"%s\"\n", date,
-               platform ? platform : host, library().c_str());
+               machine.empty() ? host : machine.c_str(), library().c_str());
   std::fprintf(f, "ranks = %d\nnodes = %d\nranks_per_node = %d\ncommand = \"%s\"\n", w.size, nodes,
                rpn, command.c_str());
   if (kSimulated)

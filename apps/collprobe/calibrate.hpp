@@ -25,7 +25,9 @@
 
 namespace collprobe {
 
-// Returns 0, or 1 when the file cannot be written (rank 0 says why).
-int calibrate(const std::string &path, const std::string &command, bool quiet);
+// Writes the description to `path`, its [origin] naming `machine` (empty: the host name) and
+// `command`. Returns 0, or 1 when the file cannot be written (rank 0 says why).
+int calibrate(const std::string &path, const std::string &machine, const std::string &command,
+              bool quiet);
 
 }  // namespace collprobe

@@ -52,12 +52,9 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   const Options o = parse_options(argc, argv, rank);
   if (!o.calibrate.empty()) {
-    std::string command;  // for the file's [origin]: the script's command line when it ran us
-    if (const char *c = std::getenv("PCOLL_CALIBRATE_COMMAND"); c != nullptr && *c != '\0')
-      command = c;
-    else
-      for (int i = 0; i < argc; ++i) command += std::string(i ? " " : "") + argv[i];
-    const int rc = calibrate(o.calibrate, command, o.quiet);
+    std::string command;  // for the file's [origin] (pcoll-calibrate.sh puts its own there)
+    for (int i = 0; i < argc; ++i) command += std::string(i ? " " : "") + argv[i];
+    const int rc = calibrate(o.calibrate, o.origin_machine, command, o.quiet);
     int worst = rc;
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();

@@ -98,6 +98,9 @@ Options parse_options(int argc, char **argv, int rank) {
                  "bandwidth inside and between nodes, node links, tiers of nodes, the reduction "
                  "rate) and write them as a PCOLL_MACHINE description to this file; nothing else "
                  "is run");
+  app.add_option("--origin-machine", o.origin_machine,
+                 "with --calibrate: the machine the file's [origin] names (default: the host "
+                 "name; pcoll-calibrate.sh --smpi gives the platform file)");
   app.add_option("--corrupt-for-test", o.corrupt_for_test)->group("");  // hidden
   try {
     app.parse(argc, argv);

@@ -21,6 +21,7 @@ struct Options {
   int bw_reps = 200;                 // repetitions of the local bandwidth kernels
   bool quiet = false;
   std::string calibrate;         // --calibrate FILE: measure the machine description instead
+  std::string origin_machine;    // --origin-machine: [origin] machine (default: the host name)
   std::string corrupt_for_test;  // hidden: corrupt this entry's result once (tests the check)
 };
 
