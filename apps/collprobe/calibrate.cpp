@@ -245,7 +245,7 @@ std::string library() {
 }  // namespace
 
 int calibrate(const std::string &path, const std::string &machine, const std::string &command,
-              bool quiet) {
+              const std::vector<int> &torus_dims, bool quiet) {
   const World w = world();
   const int nodes = static_cast<int>(w.nodes.size());
   const std::vector<int> &n0 = w.nodes[0];
@@ -272,6 +272,7 @@ int calibrate(const std::string &path, const std::string &machine, const std::st
     double bandwidth = INFINITY, spread = INFINITY, latency = 0;
   };
   std::vector<TierRow> tiers;
+  pcoll::Torus torus;
   if (nodes >= 2) {
     const std::vector<int> &n1 = w.nodes[1];
     std::vector<int> peers;  // one rank of each other node, then more of node 1
@@ -293,9 +294,37 @@ int calibrate(const std::string &path, const std::string &machine, const std::st
     link = double(rpn) * double(kFlowBytes) / flows(w, spread, kFlowBytes);
     pair = double(rpn) * double(kFlowBytes) / flows(w, partner, kFlowBytes);
     say("node link " + number(link) + " B/s, node to node " + number(pair) + " B/s");
-    // Groups of k consecutive nodes.
+    if (!torus_dims.empty()) {
+      // A torus: one node per hop count from node 0, the latency's slope over the hops.
+      torus.dims = torus_dims;
+      torus.link_bandwidth = pair;
+      std::vector<double> h, l;
+      std::vector<bool> seen(64, false);
+      for (int n = 1; n < nodes; ++n) {
+        const int hops = torus.hops(0, n);
+        if (hops >= int(seen.size()) || seen[static_cast<std::size_t>(hops)]) continue;
+        seen[static_cast<std::size_t>(hops)] = true;
+        h.push_back(hops);
+        l.push_back(one_way(w, n0[0], w.nodes[static_cast<std::size_t>(n)][0], 8));
+      }
+      if (h.size() >= 2) {
+        double mh = 0, ml = 0, shh = 0, shl = 0;
+        for (std::size_t i = 0; i < h.size(); ++i) mh += h[i] / double(h.size());
+        for (std::size_t i = 0; i < h.size(); ++i) ml += l[i] / double(h.size());
+        for (std::size_t i = 0; i < h.size(); ++i) {
+          shh += (h[i] - mh) * (h[i] - mh);
+          shl += (h[i] - mh) * (l[i] - ml);
+        }
+        torus.hop_latency = std::max(0.0, shl / shh);
+      }
+      say("torus of " + std::to_string(torus.points()) + " points: link " +
+          number(torus.link_bandwidth) + " B/s, " + number(torus.hop_latency) +
+          " s per hop over " + std::to_string(h.size()) + " hop counts" +
+          (h.size() < 2 ? " (too few nodes to fit: 0)" : ""));
+    }
+    // Groups of k consecutive nodes (a torus has its own description instead).
     double lat_prev = inter.latency;
-    for (int k = 2; 2 * k <= nodes; k *= 2) {
+    for (int k = 2; torus_dims.empty() && 2 * k <= nodes; k *= 2) {
       std::vector<std::pair<int, int>> next, all;
       const int groups = nodes / k;
       for (int j = 0; j < k; ++j) {
@@ -393,6 +422,13 @@ int calibrate(const std::string &path, const std::string &machine, const std::st
       std::fprintf(f, "bandwidth = %s\nspread_bandwidth = %s\n", number(t.bandwidth).c_str(),
                    number(t.spread).c_str());
     if (t.latency > 0) std::fprintf(f, "latency = %s\n", number(t.latency).c_str());
+  }
+  if (torus.present()) {
+    std::fprintf(f, "\n[torus]\ndims = [");
+    for (std::size_t i = 0; i < torus.dims.size(); ++i)
+      std::fprintf(f, "%s%d", i ? ", " : "", torus.dims[i]);
+    std::fprintf(f, "]\nlink_bandwidth = %s\nhop_latency = %s\n",
+                 number(torus.link_bandwidth).c_str(), number(torus.hop_latency).c_str());
   }
   std::fprintf(f, "\n[reduce]\nbandwidth = %s\n", number(red).c_str());
   std::fclose(f);

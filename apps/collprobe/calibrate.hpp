@@ -15,6 +15,10 @@
 //                  (spread_bandwidth), and the 8-byte latency to node k; a tier is written where
 //                  the groups' bandwidth is below 3/4 of what their nodes' links give, or
 //                  leaving the group adds latency;
+//   torus          with --torus DIMS instead of the tiers: the link bandwidth is
+//                  pair_bandwidth (node 0 to node 1, neighbours), the per-hop latency the
+//                  least-squares slope of the 8-byte latency from node 0 over the hop count
+//                  of the dimension-ordered route, one node per hop count present;
 //   reduce         pcoll's own local reduction of 4 MiB of doubles (in a simulation, where
 //                  computation costs no simulated time: inf).
 // With one node only the intra-node numbers and the reduction are measured; the inter-node
@@ -22,12 +26,14 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace collprobe {
 
 // Writes the description to `path`, its [origin] naming `machine` (empty: the host name) and
 // `command`. Returns 0, or 1 when the file cannot be written (rank 0 says why).
+// `torus`: the nodes' torus dimensions, or empty.
 int calibrate(const std::string &path, const std::string &machine, const std::string &command,
-              bool quiet);
+              const std::vector<int> &torus, bool quiet);
 
 }  // namespace collprobe

@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
   if (!o.calibrate.empty()) {
     std::string command;  // for the file's [origin] (pcoll-calibrate.sh puts its own there)
     for (int i = 0; i < argc; ++i) command += std::string(i ? " " : "") + argv[i];
-    const int rc = calibrate(o.calibrate, o.origin_machine, command, o.quiet);
+    const int rc = calibrate(o.calibrate, o.origin_machine, command, o.torus, o.quiet);
     int worst = rc;
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();

@@ -101,9 +101,30 @@ Options parse_options(int argc, char **argv, int rank) {
   app.add_option("--origin-machine", o.origin_machine,
                  "with --calibrate: the machine the file's [origin] names (default: the host "
                  "name; pcoll-calibrate.sh --smpi gives the platform file)");
+  std::string torus;
+  app.add_option("--torus", torus,
+                 "with --calibrate: the nodes sit on a torus of these dimensions (comma-separated, "
+                 "first fastest, the communicator's n-th node at the n-th point): measure its "
+                 "link bandwidth and per-hop latency and write [torus] instead of [[tier]]s");
   app.add_option("--corrupt-for-test", o.corrupt_for_test)->group("");  // hidden
   try {
     app.parse(argc, argv);
+    if (!torus.empty()) {
+      for (const auto &d : CLI::detail::split(torus, ',')) {
+        std::size_t used = 0;
+        int v = 0;
+        try {
+          v = std::stoi(d, &used);
+        } catch (const std::exception &) {
+          used = 0;
+        }
+        if (used != d.size() || v < 2 || v > 4096)
+          throw CLI::ValidationError("--torus", "'" + torus +
+                                                    "': comma-separated dimensions, each an "
+                                                    "integer in [2, 4096]");
+        o.torus.push_back(v);
+      }
+    }
     if (!sizes.empty()) {
       o.sizes.clear();
       for (const auto &s : CLI::detail::split(sizes, ',')) {

@@ -22,6 +22,7 @@ struct Options {
   bool quiet = false;
   std::string calibrate;         // --calibrate FILE: measure the machine description instead
   std::string origin_machine;    // --origin-machine: [origin] machine (default: the host name)
+  std::vector<int> torus;        // --torus: the nodes' torus dimensions (empty: no torus)
   std::string corrupt_for_test;  // hidden: corrupt this entry's result once (tests the check)
 };
 

@@ -94,6 +94,12 @@ LinkLevel level_of(const toml::table &root, const char *name, bool inter) {
 
 }  // namespace
 
+int Torus::points() const {
+  int n = 1;
+  for (int d : dims) n *= d;
+  return n;
+}
+
 std::shared_ptr<const Machine> parse_machine(const std::string &text, const std::string &source,
                                              std::string *error) {
   auto m = std::make_shared<Machine>();
@@ -103,9 +109,10 @@ std::shared_ptr<const Machine> parse_machine(const std::string &text, const std:
     const toml::table root = toml::parse(text, source);
     for (auto &&[k, v] : root) {
       const std::string key(k.str());
-      if (key != "origin" && key != "intra" && key != "inter" && key != "reduce" && key != "tier")
-        throw MachineError(
-            line_of(v), "unknown table '" + key + "' (known: origin, intra, inter, reduce, tier)");
+      if (key != "origin" && key != "intra" && key != "inter" && key != "reduce" && key != "tier" &&
+          key != "torus")
+        throw MachineError(line_of(v), "unknown table '" + key +
+                                           "' (known: origin, intra, inter, reduce, tier, torus)");
     }
     if (const toml::node *o = root.get("origin")) {
       const toml::table *ot = o->as_table();
@@ -152,6 +159,28 @@ std::shared_ptr<const Machine> parse_machine(const std::string &text, const std:
           throw MachineError(line_of(*t), "[[tier]] nodes must increase from one tier to the next");
         m->tiers.push_back(tier);
       }
+    }
+    if (root.contains("torus")) {
+      const toml::table &t = table_of(root, "torus");
+      only_keys(t, "torus", {"dims", "link_bandwidth", "hop_latency"});
+      const toml::node *d = t.get("dims");
+      if (d == nullptr) throw MachineError(line_of(t), "[torus]: missing 'dims'");
+      const toml::array *arr = d->as_array();
+      if (arr == nullptr || arr->empty())
+        throw MachineError(line_of(*d), "[torus] dims: not a non-empty array of integers");
+      long long points = 1;
+      for (const toml::node &e : *arr) {
+        const auto v = e.value_exact<std::int64_t>();
+        if (!v || *v < 2 || *v > 4096)
+          throw MachineError(line_of(e), "[torus] dims: every dimension an integer in [2, 4096]");
+        points *= *v;
+        if (points > (1 << 24))
+          throw MachineError(line_of(*d), "[torus] dims: more than 2^24 points");
+        m->torus.dims.push_back(static_cast<int>(*v));
+      }
+      m->torus.link_bandwidth = number(t, "torus", "link_bandwidth", 1e3, 1e15, true, line_of(t));
+      m->torus.hop_latency =
+          t.contains("hop_latency") ? number(t, "torus", "hop_latency", 0, 1, false, line_of(t)) : 0.0;
     }
     const toml::table &red = table_of(root, "reduce");
     only_keys(red, "reduce", {"bandwidth"});

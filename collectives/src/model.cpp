@@ -42,6 +42,42 @@ double per_byte(double bandwidth) {
   return std::isinf(bandwidth) || bandwidth <= 0 ? 0.0 : 1.0 / bandwidth;
 }
 
+// A torus round of one node: `to` (`from`) the bytes it sends to (receives from) each node.
+// Two estimates of the busiest link on its routes, the larger taken: its own flows alone, on
+// the links they share (a node's flows to two nodes behind one neighbour); and, for the other
+// nodes' flows through the same links, the hop-bytes per direction of each dimension (every
+// node taken to send as this one does, shifted: exact on a whole torus for translation-invariant
+// schedules, an estimate elsewhere).
+double torus_time(const Torus &t, int node, const std::vector<double> &to,
+                  const std::vector<double> &from) {
+  std::vector<std::pair<long long, double>> links;  // (link id, bytes), then summed per id
+  std::vector<double> cls(t.dims.size() * 4, 0.0);  // per dim x dir x (out, in)
+  auto walk = [&](int a, int b, double bytes, int io) {
+    t.route(a, b, [&](int from_node, int dim, int dir) {
+      const long long id =
+          (static_cast<long long>(from_node % t.points()) * static_cast<long long>(t.dims.size()) +
+           dim) * 2 + (dir > 0 ? 1 : 0);
+      links.emplace_back(id, bytes);
+      cls[static_cast<std::size_t>(dim) * 4 + (dir > 0 ? 2 : 0) + io] += bytes;
+    });
+  };
+  for (std::size_t n = 0; n < to.size(); ++n) {
+    if (to[n] > 0) walk(node, static_cast<int>(n), to[n], 0);
+    if (from[n] > 0) walk(static_cast<int>(n), node, from[n], 1);
+  }
+  std::sort(links.begin(), links.end());
+  double own = 0;
+  for (std::size_t i = 0; i < links.size();) {
+    double sum = 0;
+    std::size_t j = i;
+    for (; j < links.size() && links[j].first == links[i].first; ++j) sum += links[j].second;
+    own = std::max(own, sum);
+    i = j;
+  }
+  const double spread = cls.empty() ? 0.0 : *std::max_element(cls.begin(), cls.end());
+  return std::max(own, spread) * per_byte(t.link_bandwidth);
+}
+
 // One node's ranks, their plans and, per round index, the time the node's shared resources need
 // for the round's off-node bytes: its link(s), the link to each other node, each tier's uplink.
 struct NodeView {
@@ -100,6 +136,7 @@ NodeView view_of(const AlgorithmInfo &algo, const PlanRequest &req, const Topolo
     }
     if (out == 0 && in == 0) continue;
     double s = std::max(out, in) * per_byte(m.link_bandwidth);
+    if (m.torus.present()) s = std::max(s, torus_time(m.torus, node, to, from));
     const double pair = std::max(*std::max_element(to.begin(), to.end()),
                                  *std::max_element(from.begin(), from.end()));
     s = std::max(s, pair * per_byte(m.pair_bandwidth));
@@ -127,6 +164,7 @@ NodeView view_of(const AlgorithmInfo &algo, const PlanRequest &req, const Topolo
 // whose groups it leaves.
 double inter_latency(const Machine &m, int a, int b) {
   double l = m.inter.latency;
+  if (m.torus.present()) l += std::max(0, m.torus.hops(a, b) - 1) * m.torus.hop_latency;
   for (const Tier &t : m.tiers)
     if (a / t.nodes != b / t.nodes) l += t.latency;
   return l;

@@ -13,7 +13,9 @@
 #   calibrate    scripts/pcoll-calibrate.sh --smpi on the Polaris-like platform at P = 512 (16
 #                nodes) recovers the platform file's numbers: loopback 0.3 us / 20 GB/s (a
 #                FATPIPE: a rank's flows all at full rate), 2 links of 0.5 us / 50 GB/s to a node
-#                of the same router, one more link to leave a router of 8 nodes
+#                of the same router, one more link to leave a router of 8 nodes; and on the
+#                Fugaku-like torus at P = 384 (8 nodes) its dims, link bandwidth and per-hop
+#                latency
 set -euo pipefail
 mode="$1" smpi_build="$2" root="$3" work="$4"
 mkdir -p "${work}"
@@ -72,6 +74,26 @@ extra = sorted(set(tiers) - {8})
 if extra:
     bad.append(f"tiers that the platform does not have at 16 nodes: {extra}")
 near("reduce.bandwidth", m["reduce"]["bandwidth"], math.inf)
+sys.exit(f"FAIL: {', '.join(bad)}" if bad else 0)
+PY
+        # A torus (the Fugaku-like platform's 6-D one, 8 nodes: 1 and 2 hops from node 0): its
+        # dims taken from the platform file, 6.8 GB/s per link and 0.49 us per hop recovered.
+        "${root}/scripts/pcoll-calibrate.sh" --smpi "${root}/inputs/platforms/fugaku.xml" --ranks 384 \
+            --build "${smpi_build}" --out fugaku-384.toml
+        /usr/bin/python3 - fugaku-384.toml <<'PY'
+import math, sys, tomllib
+m = tomllib.load(open(sys.argv[1], "rb"))
+t = m.get("torus")
+if t is None or "tier" in m:
+    sys.exit(f"FAIL: want a [torus] and no [[tier]], got tables {sorted(m)}")
+bad = [] if t["dims"] == [2, 3, 2, 2, 2, 2] else [f"dims {t['dims']}"]
+for what, got, want in (("torus.link_bandwidth", t["link_bandwidth"], 6.8e9),
+                        ("torus.hop_latency", t["hop_latency"], 0.49e-6),
+                        ("inter.latency", m["inter"]["latency"], 0.49e-6 + 0.01e-6)):
+    ok = abs(got / want - 1) <= 0.05
+    print(f"{what:28s} {got:12.4g}  platform {want:12.4g}  {'ok' if ok else 'FAIL'}")
+    if not ok:
+        bad.append(what)
 sys.exit(f"FAIL: {', '.join(bad)}" if bad else 0)
 PY
         ;;

@@ -260,3 +260,45 @@ TEST_CASE("a rank's flows: serialized at one flow's rate, or together at rank_ba
   CHECK_THAT(error_of(bad), Catch::Matchers::Contains("m.toml:1") &&
                                 Catch::Matchers::Contains("rank_bandwidth must be at least"));
 }
+
+TEST_CASE("a torus: dimension-ordered routes, per-hop latency and shared links", "[model]") {
+  const auto m = machine(text(0, 1e15, 1e-6, 1e15, 1e15,
+                              "[torus]\ndims = [2, 3, 2]\nlink_bandwidth = 5e9\n"
+                              "hop_latency = 0.5e-6\n"));
+  REQUIRE(m->torus.present());
+  CHECK(m->torus.points() == 12);
+  // Node n at (n % 2, n / 2 % 3, n / 6): neighbours one hop apart, the third dimension's ring
+  // of 3 the short way round, and the farthest corner three hops.
+  CHECK(m->torus.hops(0, 1) == 1);
+  CHECK(m->torus.hops(0, 2) == 1);
+  CHECK(m->torus.hops(0, 4) == 1);  // b = 2 is b = -1
+  CHECK(m->torus.hops(1, 2) == 2);
+  CHECK(m->torus.hops(0, 11) == 3);
+  CHECK(m->torus.hops(3, 3) == 0);
+  std::vector<std::pair<int, int>> hops;
+  m->torus.route(1, 10, [&](int from, int dim, int dir) { hops.emplace_back(from, dim * dir); });
+  // 1 = (1,0,0) to 10 = (0,2,1): a first (from 1, -), then b the short way (from 0, -), then c.
+  CHECK(hops == std::vector<std::pair<int, int>>{{1, 0}, {0, -1}, {4, 2}});
+  CHECK(error_of(text(0, 1e15, 1e-6, 1e15, 1e15, "[torus]\ndims = [2, 1]\nlink_bandwidth = 5e9\n"))
+            .find("m.toml:") == 0);
+  CHECK_THAT(error_of(text(0, 1e15, 1e-6, 1e15, 1e15, "[torus]\ndims = [4]\n")),
+             Catch::Matchers::Contains("missing 'link_bandwidth'"));
+  CHECK_THAT(error_of(text(0, 1e15, 1e-6, 1e15, 1e15, "[torus]\ndims = [4]\nlink_bw = 1e9\n")),
+             Catch::Matchers::Contains("unknown key 'link_bw'"));
+
+  // Recursive doubling on a ring of 8 nodes, one rank each: partners 1, 2 and 4 hops away.
+  const auto ring = machine(text(0, 1e15, 1e-6, 1e15, 1e15,
+                                 "[torus]\ndims = [8]\nlink_bandwidth = 1e15\nhop_latency = 0.5e-6\n"));
+  const auto flat = machine(text(0, 1e15, 1e-6, 1e15, 1e15));
+  CHECK(time_of("recursive_doubling", 8, 1, 1, *ring) - time_of("recursive_doubling", 8, 1, 1, *flat) ==
+        Approx((0 + 1 + 3) * 0.5e-6).epsilon(1e-6));
+  // 1 MiB each: in the round at distance d every node's flow crosses d links in the same
+  // direction, so every link carries d flows at once: (1 + 2 + 4) MiB / link bandwidth.
+  const std::size_t n = 131072;
+  const double bytes = 8.0 * n;
+  const auto ring_bw = machine(text(0, 1e15, 0, 1e15, 1e15, "[torus]\ndims = [8]\nlink_bandwidth = 1e9\n"));
+  CHECK(time_of("recursive_doubling", 8, n, 1, *ring_bw) == Approx(7 * bytes / 1e9).epsilon(1e-9));
+  // On a torus auto prefers the schedule whose off-node messages stay between neighbours: ring
+  // (every off-node message one hop) over recursive doubling, for large vectors.
+  CHECK(time_of("ring", 8, n, 1, *ring_bw) < time_of("recursive_doubling", 8, n, 1, *ring_bw));
+}
