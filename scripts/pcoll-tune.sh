@@ -16,6 +16,18 @@
 #      midpoint between measured sizes; the last range is open); each rule carries its evidence.
 # Ranks above the core count are oversubscribed (say so in the origin); the origin records the
 # date, machine, MPI library, pcoll revision and the command.
+#
+# In simulation, on a SimGrid platform of inputs/platforms/ (SMPI; scripts/simulate.sh runs it):
+#   scripts/pcoll-tune.sh --smpi PLATFORM [--ranks "64 128 256 512"] [--check-ranks "1024"]
+#       [--fit-sizes "1 64 4096"] [--table] [--spread-ranks] [--sim-out DIR] [--out FILE]
+# The sweeps are scripts/simulate.sh --experiments auto's cells (every distinct schedule the
+# model considers and SMPI's mpich selector at S = 1 .. 4096 doubles per rank; cells already in
+# --sim-out are reused). Simulated times are deterministic, so the fastest schedule per (P, S)
+# is the choice; by default a rule is written only where the model alone (on
+# inputs/machines/PLATFORM.toml) picks one over 10% slower, for that P alone. Validation: the
+# cells not fitted on (--check-ranks, and the sizes outside --fit-sizes), auto's pick with the
+# rules and with the model alone against the oracle (scripts/lib/sim_tune.py). Default --out:
+# inputs/rules/PLATFORM.toml; the report beside it in --sim-out.
 set -euo pipefail
 here="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)"
 # shellcheck source=lib/common.sh
@@ -24,11 +36,18 @@ export PCOLL_LOG_TAG=pcoll-tune
 root="$(pcoll_repo_root)"
 build="${PCOLL_BUILD_DIR:-${root}/build}"
 ranks="2 3 4 5 6 7 8" coll=allreduce sizes="8,64,512,4k,32k,256k,1m" algos="" trials=41 warmup=5
-out="" workdir="" do_build=1
+out="" workdir="" do_build=1 smpi="" check_ranks="" fit_sizes="" sim_out="" table=0 spread=0
+ranks_given=0
 cmdline="scripts/pcoll-tune.sh $*"
 while [[ $# -gt 0 ]]; do
     case "$1" in
-        --ranks) ranks="$2"; shift 2 ;;
+        --ranks) ranks="$2"; ranks_given=1; shift 2 ;;
+        --smpi) smpi="$2"; shift 2 ;;
+        --check-ranks) check_ranks="$2"; shift 2 ;;
+        --fit-sizes) fit_sizes="$2"; shift 2 ;;
+        --sim-out) sim_out="$2"; shift 2 ;;
+        --table) table=1; shift ;;
+        --spread-ranks) spread=1; shift ;;
         --coll) coll="$2"; shift 2 ;;
         --sizes) sizes="$2"; shift 2 ;;
         --algos) algos="$2"; shift 2 ;;
@@ -37,11 +56,40 @@ while [[ $# -gt 0 ]]; do
         --out) out="$2"; shift 2 ;;
         --workdir) workdir="$2"; shift 2 ;;
         --no-build) do_build=0; shift ;;
-        -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) pcoll_die "unknown argument '$1' (see --help)" ;;
     esac
 done
 [[ "${trials}" =~ ^[0-9]+$ && "${trials}" -ge 5 ]] || pcoll_die "--trials must be >= 5 (got '${trials}')"
+
+if [[ -n "${smpi}" ]]; then
+    [[ -f "${root}/inputs/platforms/${smpi}.xml" ]] ||
+        pcoll_die "--smpi '${smpi}': no inputs/platforms/${smpi}.xml (polaris, fugaku, aurora)"
+    [[ "${coll}" == allreduce ]] || pcoll_die "--smpi tunes allreduce only (the auto experiment's sweeps)"
+    [[ ${ranks_given} -eq 1 ]] || ranks="64 128 256 512"
+    sim_out="${sim_out:-${root}/build/results/tune-smpi-${smpi}}"
+    out="${out:-${root}/inputs/rules/${smpi}.toml}"
+    # The sweeps: the auto experiment's cells (resumed where they exist).
+    # shellcheck disable=SC2086
+    "${here}/simulate.sh" --experiments auto --platforms "${smpi}" --ranks "$(echo ${ranks} ${check_ranks})" \
+        --kmeans-ranks none --out "${sim_out}"
+    py="$(pcoll_python)" || pcoll_die "no python3 with h5py (see above)"
+    rpn="$("${here}/lib/sim_hostfile.sh" "${root}/inputs/platforms/${smpi}.xml" 1024 | sed 's/.*://;q')"
+    rev="$(git -C "${root}" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    opts=()
+    [[ -n "${fit_sizes}" ]] && opts+=(--fit-sizes "${fit_sizes}")
+    [[ ${table} -eq 1 ]] && opts+=(--table)
+    [[ ${spread} -eq 1 ]] && opts+=(--spread-ranks)
+    "${py}" "${here}/lib/sim_tune.py" "${sim_out}" "${smpi}" --fit "${ranks}" --check "${check_ranks}" \
+        --rpn "${rpn}" --out "${out}" --info "${root}/build/collectives/pcoll-info" \
+        --machine "${root}/inputs/machines/${smpi}.toml" "${opts[@]}" \
+        --origin "tool=pcoll-tune" --origin "date=$(date -u +%Y-%m-%dT%H:%MZ)" \
+        --origin "machine=${smpi}.xml (SimGrid SMPI), ${rpn} ranks per host" \
+        --origin "mpi=SMPI $(smpirun -version 2>/dev/null | head -n 1 | grep -o '[0-9][0-9.]*' | head -n 1)" \
+        --origin "pcoll=${rev}" --origin "command=${cmdline}" | tee "${sim_out}/tune-${smpi}.txt"
+    pcoll_msg "rules: ${out} (use: PCOLL_RULES=${out}; report: ${sim_out}/tune-${smpi}.txt)"
+    exit 0
+fi
 
 if [[ ${do_build} -eq 1 || ! -x "${build}/apps/collbench/collbench" ]]; then
     "${here}/build.sh" "${build}" collbench pcoll-info

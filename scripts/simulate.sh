@@ -10,7 +10,8 @@
 #       [--out DIR] [--build DIR]
 #       [--list]
 # --kmeans-ranks: the k-means cells' rank counts (default: the paper's, 256 and 2048 on the
-#   Polaris-like platform, 576 and 2304 on the Fugaku-like one).
+#   Polaris-like platform, 576 and 2304 on the Fugaku-like one; `none`: no k-means cells with
+#   auto).
 # auto (not in the default list: run it with --experiments auto): `auto` on the cost model
 #   alone (PCOLL_RULES=none, PCOLL_MACHINE=inputs/machines/PLATFORM.toml) against the oracle,
 #   the best of every distinct schedule the model considers (every allreduce algorithm and
@@ -25,7 +26,7 @@
 #
 # Every simulation is one "cell" (one smpirun) whose CSV lands in OUT/cells/; a cell whose CSV
 # exists is not run again, so an interrupted sweep resumes where it stopped (delete a CSV to
-# redo it). Independent cells run in parallel, --jobs at a time (default: the core count).
+# redo it; a cell that failed leaves ID.failed there and is not retried until it is deleted). Independent cells run in parallel, --jobs at a time (default: the core count).
 # Simulated times are deterministic: the same cell gives the same numbers every time.
 # At the end scripts/lib/sim_report.py writes the tables (text + CSV) and PNGs into OUT/.
 #
@@ -218,6 +219,7 @@ for exp in ${experiments}; do
                 for spec in "polaris polaris 256 2048" "fugaku fugaku 576 2304"; do
                     read -r deck kp P1 P2 <<<"${spec}"
                     [[ "${kp}" == "${p}" ]] || continue
+                    [[ "${kmeans_ranks}" == none ]] && continue
                     for P in ${kmeans_ranks:-${P1} ${P2}}; do
                         add_cell "kmeans-${deck}-P${P}-mpich-auto" kmeans "${p}" "${P}" mpich \
                             "PCOLL_RULES=none PCOLL_MACHINE=${machine}" "--deck ${deck} --allreduce vendor,chiara,auto"
@@ -336,9 +338,14 @@ for c in "${cells[@]}"; do
     IFS=$'\t' read -r id kind p P sel envs args <<<"${c}"
     w="$(weight "${kind}" "${P}")"; total_w=$((total_w + w))
     [[ -s "${out}/cells/${id}.csv" ]] && continue
+    # A cell that failed at every precision (SimGrid's solver) fails again: not retried until
+    # its .failed marker is deleted.
+    [[ -e "${out}/cells/${id}.failed" ]] && { n_failed_before=$((${n_failed_before:-0} + 1)); continue; }
     todo+=("${c}"); todo_w=$((todo_w + w))
 done
 pcoll_msg "${#cells[@]} cells, ${#todo[@]} to run (the rest are done: resuming), ${jobs} at a time; output in ${out}"
+[[ -n "${n_failed_before:-}" ]] &&
+    pcoll_msg "${n_failed_before} cell(s) failed in an earlier run and are not retried (delete ${out}/cells/ID.failed to retry)"
 for c in "${todo[@]}"; do
     IFS=$'\t' read -r id kind p P sel envs args <<<"${c}"
     if [[ "${kind}" == kmeans ]]; then deck="${args#--deck }"; calibrate_kmeans "${deck%% *}" >/dev/null; fi
@@ -359,6 +366,8 @@ finish_one() {
         failed=$((failed + 1))
         pcoll_msg "[${n_done}/${#todo[@]}] FAILED ${id} (exit ${rc}); log: ${out}/logs/${id}.log"
         tail -n 5 "${out}/logs/${id}.log" >&2 || true
+        { echo "exit ${rc} at $(date -u +%FT%TZ); the end of its log:"; tail -n 5 "${out}/logs/${id}.log"; } \
+            >"${out}/cells/${id}.failed" 2>/dev/null || true
     else
         pcoll_msg "[${n_done}/${#todo[@]}] ${id}: $((now - pid_start[${pid}])) s; elapsed ${el} s, about ${rem} s to go"
     fi
