@@ -2,28 +2,18 @@
 #include "machine.hpp"
 
 #include <cmath>
-#include <fstream>
-#include <functional>
-#include <iomanip>
 #include <limits>
 #include <sstream>
-#include <stdexcept>
 #include <vector>
 
-#include <toml++/toml.h>
+#include "toml_file.hpp"
 
 namespace pcoll {
 
 namespace {
 
-struct MachineError : std::runtime_error {
-  int line;
-  MachineError(int l, const std::string &m) : std::runtime_error(m), line(l) {}
-};
-
-int line_of(const toml::node &n) {
-  return static_cast<int>(n.source().begin.line);
-}
+using toml_file::line_of;
+using MachineError = toml_file::LineError;
 
 // One number of a table: present, a number (integer or float, inf allowed where said), in
 // [lo, hi].
@@ -104,9 +94,8 @@ std::shared_ptr<const Machine> parse_machine(const std::string &text, const std:
                                              std::string *error) {
   auto m = std::make_shared<Machine>();
   m->source = source;
-  m->fingerprint = std::hash<std::string>{}(text);
-  try {
-    const toml::table root = toml::parse(text, source);
+  m->fingerprint = toml_file::fingerprint(text);
+  *error = toml_file::parse(text, source, [&](const toml::table &root) {
     for (auto &&[k, v] : root) {
       const std::string key(k.str());
       if (key != "origin" && key != "intra" && key != "inter" && key != "reduce" && key != "tier" &&
@@ -117,14 +106,7 @@ std::shared_ptr<const Machine> parse_machine(const std::string &text, const std:
     if (const toml::node *o = root.get("origin")) {
       const toml::table *ot = o->as_table();
       if (ot == nullptr) throw MachineError(line_of(*o), "origin must be a table");
-      for (auto &&[k, v] : *ot) {
-        std::ostringstream os;
-        if (const auto *s = v.as_string())
-          os << s->get();
-        else
-          v.visit([&os](const auto &x) { os << x; });
-        m->origin += (m->origin.empty() ? "" : ", ") + std::string(k.str()) + "=" + os.str();
-      }
+      m->origin = toml_file::join_table(*ot);
     }
     m->intra = level_of(root, "intra", false);
     m->inter = level_of(root, "inter", true);
@@ -185,14 +167,8 @@ std::shared_ptr<const Machine> parse_machine(const std::string &text, const std:
     const toml::table &red = table_of(root, "reduce");
     only_keys(red, "reduce", {"bandwidth"});
     m->reduce_bandwidth = number(red, "reduce", "bandwidth", 1e3, 1e15, true, line_of(red));
-  } catch (const toml::parse_error &e) {
-    *error =
-        source + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description());
-    return nullptr;
-  } catch (const MachineError &e) {
-    *error = source + ":" + std::to_string(e.line) + ": " + e.what();
-    return nullptr;
-  }
+  });
+  if (!error->empty()) return nullptr;
   return m;
 }
 
@@ -201,14 +177,12 @@ std::shared_ptr<const Machine> load_machine(const std::string &spec, std::string
   if (spec == "builtin" || spec.empty()) {
     m = parse_machine(builtin_machine_text(), "builtin (inputs/machines/default.toml)", error);
   } else {
-    std::ifstream in(spec);
-    if (!in) {
+    std::string text;
+    if (!toml_file::read(spec, &text)) {
       *error = "PCOLL_MACHINE=" + spec + ": cannot read the file (builtin is also allowed)";
       return nullptr;
     }
-    std::ostringstream os;
-    os << in.rdbuf();
-    m = parse_machine(os.str(), spec, error);
+    m = parse_machine(text, spec, error);
   }
   if (!m)
     *error = "PCOLL_MACHINE=" + (spec.empty() ? std::string("builtin") : spec) + ": " + *error;

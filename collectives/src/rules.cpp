@@ -1,41 +1,17 @@
 // Rules files (rules.hpp): parsing and validation with toml++ (header-only), all or nothing.
 #include "rules.hpp"
 
-#include <fstream>
-#include <iomanip>
 #include <sstream>
-#include <stdexcept>
 
-#include <toml++/toml.h>
+#include "toml_file.hpp"
 
 namespace pcoll {
 
 namespace {
 
-// Thrown inside the parser only; parse_rules turns it into "source:line: reason".
-struct RuleError : std::runtime_error {
-  int line;
-  RuleError(int l, const std::string &m) : std::runtime_error(m), line(l) {}
-};
-
-int line_of(const toml::node &n) {
-  return static_cast<int>(n.source().begin.line);
-}
-
-std::string show(const toml::node &n) {
-  std::ostringstream os;
-  if (const auto *s = n.as_string())
-    os << s->get();
-  else if (const auto *f = n.as_floating_point())
-    os << std::setprecision(6) << f->get();
-  else if (const auto *a = n.as_array()) {
-    os << '[';
-    for (std::size_t i = 0; i < a->size(); ++i) os << (i ? ", " : "") << show((*a)[i]);
-    os << ']';
-  } else
-    n.visit([&os](const auto &v) { os << v; });
-  return os.str();
-}
+using toml_file::line_of;
+using toml_file::show;
+using RuleError = toml_file::LineError;
 
 long long ranks_bound(const toml::node &n, int line) {
   const auto v = n.value<std::int64_t>();
@@ -69,12 +45,6 @@ std::pair<T, T> range_of(const toml::node &n, const char *what, F bound) {
   }
   const T v = bound(n, line);
   return {v, v};
-}
-
-std::string join_table(const toml::table &t) {
-  std::string out;
-  for (auto &&[k, v] : t) out += (out.empty() ? "" : ", ") + std::string(k.str()) + "=" + show(v);
-  return out;
 }
 
 Rule parse_rule(const CollectiveInfo &coll, const toml::table &t) {
@@ -128,15 +98,9 @@ Rule parse_rule(const CollectiveInfo &coll, const toml::table &t) {
   if (const toml::node *en = t.get("evidence")) {
     const auto *et = en->as_table();
     if (et == nullptr) throw RuleError(line_of(*en), "evidence must be a table");
-    r.evidence = join_table(*et);
+    r.evidence = toml_file::join_table(*et);
   }
   return r;
-}
-
-std::uint64_t fnv1a(const std::string &s) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
 }
 
 }  // namespace
@@ -156,15 +120,14 @@ std::shared_ptr<const Rules> parse_rules(const std::string &text, const std::str
                                          std::string *error) {
   auto rules = std::make_shared<Rules>();
   rules->source = source;
-  rules->fingerprint = fnv1a(text);
-  try {
-    const toml::table doc = toml::parse(text, source);
+  rules->fingerprint = toml_file::fingerprint(text);
+  *error = toml_file::parse(text, source, [&](const toml::table &doc) {
     for (auto &&[k, v] : doc) {
       const std::string key(k.str());
       if (key == "origin") {
         const auto *t = v.as_table();
         if (t == nullptr) throw RuleError(line_of(v), "origin must be a table");
-        rules->origin = join_table(*t);
+        rules->origin = toml_file::join_table(*t);
         continue;
       }
       const CollectiveInfo *coll = find_collective(key);
@@ -189,14 +152,8 @@ std::shared_ptr<const Rules> parse_rules(const std::string &text, const std::str
                                       " (" + b.describe() + ")");
       }
     }
-  } catch (const toml::parse_error &e) {
-    *error =
-        source + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description());
-    return nullptr;
-  } catch (const RuleError &e) {
-    *error = source + ":" + std::to_string(e.line) + ": " + e.what();
-    return nullptr;
-  }
+  });
+  if (!error->empty()) return nullptr;
   return rules;
 }
 
@@ -211,14 +168,12 @@ std::shared_ptr<const Rules> load_rules(const std::string &spec, std::string *er
     if (!r) *error = "PCOLL_RULES=builtin: " + *error;
     return r;
   }
-  std::ifstream in(spec);
-  if (!in) {
+  std::string text;
+  if (!toml_file::read(spec, &text)) {
     *error = "PCOLL_RULES=" + spec + ": cannot read the file (builtin and none are also allowed)";
     return nullptr;
   }
-  std::ostringstream os;
-  os << in.rdbuf();
-  auto r = parse_rules(os.str(), spec, error);
+  auto r = parse_rules(text, spec, error);
   // Like every configuration error: the variable that pointed at the file, then file:line.
   if (!r) *error = "PCOLL_RULES=" + spec + ": " + *error;
   return r;
