@@ -6,8 +6,8 @@
 #   scripts/simulate.sh [--quick] [--experiments "fig11 fig6 fig7 fig9 kmeans auto"]
 #       [--platforms "polaris fugaku"] [--ranks "64 128 256 512 1024 2048"]
 #       [--segments "1 8 64 512 4096"] [--algos "chiara chiara_loglane rabenseifner auto"]
-#       [--selectors "mpich ompi"] [--kmeans-ranks "256"] [--oracle-span 3] [--jobs N]
-#       [--out DIR] [--build DIR]
+#       [--selectors "mpich ompi"] [--kmeans-ranks "256"] [--oracle-span 3] [--cell-limit MIN]
+#       [--jobs N] [--out DIR] [--build DIR]
 #       [--list]
 # --kmeans-ranks: the k-means cells' rank counts (default: the paper's, 256 and 2048 on the
 #   Polaris-like platform, 576 and 2304 on the Fugaku-like one; `none`: no k-means cells with
@@ -26,7 +26,9 @@
 #
 # Every simulation is one "cell" (one smpirun) whose CSV lands in OUT/cells/; a cell whose CSV
 # exists is not run again, so an interrupted sweep resumes where it stopped (delete a CSV to
-# redo it; a cell that failed leaves ID.failed there and is not retried until it is deleted). Independent cells run in parallel, --jobs at a time (default: the core count).
+# redo it; a cell that failed leaves ID.failed there and is not retried until it is deleted).
+# --cell-limit MIN stops a collective cell that runs longer (a failure: some schedules with
+# many small stages take SimGrid hours at P >= 1024). Independent cells run in parallel, --jobs at a time (default: the core count).
 # Simulated times are deterministic: the same cell gives the same numbers every time.
 # At the end scripts/lib/sim_report.py writes the tables (text + CSV) and PNGs into OUT/.
 #
@@ -54,12 +56,13 @@ algos="chiara chiara_loglane rabenseifner auto"
 selectors="mpich ompi"
 kmeans_ranks=""  # empty: the paper's (polaris 256 2048, fugaku 576 2304)
 oracle_span=3    # auto above P = 512: simulate the schedules within 3x of the model's fastest
+cell_limit=0     # minutes a collective cell may run (0: no limit)
 jobs="$(pcoll_jobs)"
 out="${root}/sim-out"
 build="${root}/build-smpi"
 list_only=0
 quick=0
-usage() { sed -n '2,39p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,42p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --quick) quick=1; shift ;;
@@ -72,6 +75,7 @@ while [[ $# -gt 0 ]]; do
         --kmeans-ranks) kmeans_ranks="$2"; shift 2 ;;
         --jobs) jobs="$2"; shift 2 ;;
         --oracle-span) oracle_span="$2"; shift 2 ;;
+        --cell-limit) cell_limit="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
         --build) build="$2"; shift 2 ;;
         --list) list_only=1; shift ;;
@@ -84,6 +88,7 @@ if [[ ${quick} -eq 1 ]]; then
     ranks="64 128"; segments="8 512"
 fi
 [[ "${jobs}" =~ ^[1-9][0-9]*$ ]] || pcoll_die "--jobs must be a positive integer, got '${jobs}'"
+[[ "${cell_limit}" =~ ^[0-9]+$ ]] || pcoll_die "--cell-limit must be whole minutes >= 0 (0: none), got '${cell_limit}'"
 [[ "${oracle_span}" =~ ^[0-9]+([.][0-9]+)?$ ]] || pcoll_die "--oracle-span must be a number >= 0 (0: every schedule), got '${oracle_span}'"
 for p in ${platforms}; do
     [[ -f "${root}/inputs/platforms/${p}.xml" ]] ||
@@ -300,8 +305,15 @@ run_cell() {  # id kind platform P selector env args
         # give identical times for vendor, chiara and rabenseifner).
         local warm="--warmup 0"
         [[ " ${args} " == *" --warmup "* ]] && warm=""  # the cell sets its own
-        if ! env "${env_list[@]}" "${cmd[@]}" "${build}/apps/collbench/collbench" ${args} --trials 1 ${warm} \
-            --no-overhead -q --csv "${csv}.tmp" >"${log}" 2>&1; then
+        local lim=() rc=0
+        ((cell_limit > 0)) && lim=(timeout "$((cell_limit * 60))")
+        env "${env_list[@]}" "${lim[@]}" "${cmd[@]}" "${build}/apps/collbench/collbench" ${args} --trials 1 ${warm} \
+            --no-overhead -q --csv "${csv}.tmp" >"${log}" 2>&1 || rc=$?
+        if ((rc == 124)); then
+            echo "# stopped after --cell-limit ${cell_limit} min" >>"${log}"
+            return 1
+        fi
+        if ((rc != 0)); then
             # SimGrid's max-min solver can stop on a rounding check at thousands of concurrent
             # flows ("Cannot saturate more a constraint"); retry that cell with another
             # precision, and say so in its log (other cells keep the default).
@@ -312,7 +324,7 @@ run_cell() {  # id kind platform P selector env args
             for prec in 1e-9 1e-7; do
                 grep -qE "Cannot saturate more a constraint|^Segmentation fault" "${log}" || return 1
                 mv "${log}" "${log}.before-${prec}"
-                if env "${env_list[@]}" "${cmd[@]}" --cfg=maxmin/precision:${prec} "${build}/apps/collbench/collbench" \
+                if env "${env_list[@]}" "${lim[@]}" "${cmd[@]}" --cfg=maxmin/precision:${prec} "${build}/apps/collbench/collbench" \
                     ${args} --trials 1 ${warm} --no-overhead -q --csv "${csv}.tmp" >"${log}" 2>&1; then
                     echo "# retried with --cfg=maxmin/precision:${prec} after a max-min rounding stop" >>"${log}"
                     ok=1
