@@ -29,7 +29,7 @@ try:
 except ImportError:  # Python < 3.11 (Debian 12 has 3.11)
     tomllib = None
 
-WIDTH = 100
+WIDTH = 103
 
 
 def say(text):
@@ -51,7 +51,7 @@ def name_of(algo, s):
 
 
 def row(kind, P, deck, name, med, spread, share, speedup):
-    line = (f"{kind:<10}{P:>4}  {deck:<7} {name:<19} {med:>6} {spread:<10} {share:>5}  "
+    line = (f"{kind:<10}{P:>4}  {deck:<7} {name:<22} {med:>6} {spread:<10} {share:>5}  "
             f"{speedup}")
     return line[:WIDTH]
 
@@ -72,8 +72,8 @@ def main():
         plot_kmeans.ORDER.clear()
         simulated = plot_kmeans.summarize(plot_kmeans.load_rows(a.simulated))
 
-    head1 = (f"{'':<10}{'':>4}  {'':<7} {'':<19} {'time per run [ms]':<17} {'allr.':>5}")
-    head2 = (f"{'':<10}{'P':>4}  {'deck':<7} {'algorithm':<19} {'median':>6} {'p10..p90':<10} "
+    head1 = (f"{'':<10}{'':>4}  {'':<7} {'':<22} {'time per run [ms]':<17} {'allr.':>5}")
+    head2 = (f"{'':<10}{'P':>4}  {'deck':<7} {'algorithm':<22} {'median':>6} {'p10..p90':<10} "
              f"{'share':>5}  speedup vs vendor [95% CI]")
     print(head1)
     print(head2)
