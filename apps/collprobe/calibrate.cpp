@@ -365,6 +365,7 @@ int calibrate(const std::string &path, const std::string &machine, const std::st
       if (narrow || later) tiers.push_back(t);
     }
   }
+  if (!torus_dims.empty() && nodes < 2) say("one node: --torus ignored, no [torus] measured");
   const double red = reduce_bandwidth();
   say("reduction " + number(red) + " B/s");
 
