@@ -117,8 +117,11 @@ def main():
     if skipped:
         where = sorted({(c["P"], s) for c in cells.values() for s in c["not_simulated"]})
         lines.append("not simulated (ring and naive above P = 128, ring where the model ranks it "
-                     "below its 3 fastest at every S, and the groups whose simulation SimGrid's "
-                     "solver stopped): " + "; ".join(f"P={P}: {s}" for P, s in where))
+                     "below its 3 fastest at every S; above P = 512 the schedules beyond "
+                     "simulate.sh's --oracle-span of the model's fastest at every S; the groups "
+                     "whose simulation SimGrid's solver stopped or that ran past the time allowed, "
+                     "each with its reason in OUT/cells/*.failed): "
+                     + "; ".join(f"P={P}: {s}" for P, s in where))
     text = "\n".join(lines)
     with open(os.path.join(out, f"auto-{plat}.txt"), "w") as f:
         f.write(text + "\n")
