@@ -12,7 +12,11 @@
 //   + bytes reduced / B_reduce + bytes copied / B_intra,
 // where the node's bytes out (in) are those every rank of the node sends off (receives from
 // off) the node in its round of the same index: ranks of a node run their schedules in step,
-// which holds for the lockstep schedules and is an estimate for the others. A rank's time is
+// which holds for the lockstep schedules and is an estimate for the others. On a torus
+// (machine.hpp's [torus]) an off-node message also pays hop_latency per hop after the first of
+// its dimension-ordered route, and the node's round the busiest link on its routes (its own
+// flows sharing links, and the hop-bytes per dimension and direction as if every node sent what
+// this one does, shifted). A rank's time is
 // the sum of its rounds; the prediction is the largest over the ranks evaluated. Which ranks:
 // those of the first and of the last node (roots, fold partners and partial last nodes live
 // there; the other nodes repeat them), or every rank when asked (pcoll-info, the tests).
