@@ -181,6 +181,8 @@ double rank_time(const Plan &p, int node, const std::vector<double> *shared, con
   const double g_rank_inter = per_byte(m.inter.rank_bandwidth);
   const double g_red = per_byte(m.reduce_bandwidth);
   if (by_phase) by_phase->assign(p.phases.size(), 0.0);
+  // The latency to each peer node, computed once (tiers and torus routes are per node pair).
+  std::vector<double> lat_to(static_cast<std::size_t>(topo.nodes()), -1.0);
   double total = 0;
   for (std::size_t k = 0; k < p.rounds.size(); ++k) {
     const Round &rd = p.rounds[k];
@@ -196,7 +198,11 @@ double rank_time(const Plan &p, int node, const std::vector<double> *shared, con
       double &big = off ? big_inter : big_intra;
       big = std::max(big, b);
       (off ? any_inter : any_intra) = true;
-      if (off) lat = std::max(lat, inter_latency(m, node, peer_node));
+      if (off) {
+        double &l = lat_to[static_cast<std::size_t>(peer_node)];
+        if (l < 0) l = inter_latency(m, node, peer_node);
+        lat = std::max(lat, l);
+      }
     };
     for (const Xfer &x : rd.sends) take(x, s_intra, s_inter);
     for (const Xfer &x : rd.recvs) take(x, r_intra, r_inter);
