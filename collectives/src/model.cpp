@@ -52,10 +52,11 @@ double torus_time(const Torus &t, int node, const std::vector<double> &to,
                   const std::vector<double> &from) {
   std::vector<std::pair<long long, double>> links;  // (link id, bytes), then summed per id
   std::vector<double> cls(t.dims.size() * 4, 0.0);  // per dim x dir x (out, in)
+  const int points = t.points();
   auto walk = [&](int a, int b, double bytes, int io) {
     t.route(a, b, [&](int from_node, int dim, int dir) {
       const long long id =
-          (static_cast<long long>(from_node % t.points()) * static_cast<long long>(t.dims.size()) +
+          (static_cast<long long>(from_node % points) * static_cast<long long>(t.dims.size()) +
            dim) * 2 + (dir > 0 ? 1 : 0);
       links.emplace_back(id, bytes);
       cls[static_cast<std::size_t>(dim) * 4 + (dir > 0 ? 2 : 0) + io] += bytes;
@@ -173,16 +174,17 @@ double inter_latency(const Machine &m, int a, int b) {
 }  // namespace
 
 // One rank's time: the sum of its rounds; `shared` (per round index) the node's shared-resource
-// time, or null for none. by_phase, if given, receives the time per plan phase.
+// time, or null for none. by_phase, if given, receives the time per plan phase. lat_to: the
+// latency from `node` to each node (tiers and torus routes are per node pair), filled as met
+// (-1: not yet), shared by the node's ranks.
 double rank_time(const Plan &p, int node, const std::vector<double> *shared, const Machine &m,
-                 const Topology &topo, double ts, std::vector<double> *by_phase) {
+                 const Topology &topo, double ts, std::vector<double> *by_phase,
+                 std::vector<double> &lat_to) {
   const double g_intra = per_byte(m.intra.bandwidth), g_inter = per_byte(m.inter.bandwidth);
   const double g_rank_intra = per_byte(m.intra.rank_bandwidth);
   const double g_rank_inter = per_byte(m.inter.rank_bandwidth);
   const double g_red = per_byte(m.reduce_bandwidth);
   if (by_phase) by_phase->assign(p.phases.size(), 0.0);
-  // The latency to each peer node, computed once (tiers and torus routes are per node pair).
-  std::vector<double> lat_to(static_cast<std::size_t>(topo.nodes()), -1.0);
   double total = 0;
   for (std::size_t k = 0; k < p.rounds.size(); ++k) {
     const Round &rd = p.rounds[k];
@@ -249,13 +251,15 @@ Prediction predict(const AlgorithmInfo &algo, const PlanRequest &req, const Mach
   const auto ts = static_cast<double>(req.type_size);
   best.valid = true;
   best.seconds = -1;
+  std::vector<double> lat_to;
   for (int node : which) {
     const NodeView v = view_of(algo, req, topo, m, node);
+    lat_to.assign(static_cast<std::size_t>(nodes), -1.0);
     best.link_bytes = std::max(best.link_bytes, v.max_bytes);
     for (std::size_t i = 0; i < v.ranks.size(); ++i) {
       const Plan &p = v.plans[i];
       std::vector<double> by_phase;
-      const double total = rank_time(p, node, &v.shared, m, topo, ts, &by_phase);
+      const double total = rank_time(p, node, &v.shared, m, topo, ts, &by_phase, lat_to);
       if (total > best.seconds) {
         best.seconds = total;
         best.critical_rank = v.ranks[i];
@@ -275,7 +279,9 @@ double lower_bound(const AlgorithmInfo &algo, const PlanRequest &req, const Mach
   PlanRequest r = req;
   r.rank = 0;
   const Plan p = make_plan(algo, r);
-  return rank_time(p, topo.node(0), nullptr, m, topo, static_cast<double>(req.type_size), nullptr);
+  std::vector<double> lat_to(static_cast<std::size_t>(topo.nodes()), -1.0);
+  return rank_time(p, topo.node(0), nullptr, m, topo, static_cast<double>(req.type_size), nullptr,
+                   lat_to);
 }
 
 }  // namespace pcoll
