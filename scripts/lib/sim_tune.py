@@ -28,7 +28,7 @@ rules and the platform's machine description, as the simulated ranks decide), it
 pick. Also per fitted P (in-sample, for the record). Prints the table; writes RULES.toml.
 """
 import argparse
-import csv
+import functools
 import glob
 import math
 import os
@@ -37,30 +37,21 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from auto_report import times  # noqa: E402  (the cells' reader, wrong results refused)
+from tune_rules import split_label, toml_str  # noqa: E402  (the rules file's spelling)
+
 
 def sim_times(out, plat, P):
     """{(spec, S): seconds} over the candidate cells of (plat, P), the vendor included."""
     t = {}
     for path in glob.glob(os.path.join(out, "cells", f"auto-{plat}-P{P}-*.csv")):
-        if re.search(r"-(auto|rules)\.csv$", path):
-            continue  # auto's own cells: judged, not candidates
-        with open(path, newline="") as f:
-            for r in csv.DictReader(f):
-                if r.get("wrong", "0") not in ("", "0", "-1"):
-                    sys.exit(f"sim_tune: {path}: {r['algorithm']} gave a wrong result")
-                t[(r["algorithm"], int(r["per_rank_bytes"]) // 8)] = float(r["median_s"])
+        if not re.search(r"-(auto|rules)\.csv$", path):  # auto's own cells: judged, not candidates
+            t.update(times(path))
     return t
 
 
-def toml_str(s):
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def split_label(label):
-    parts = label.split(":")
-    return parts[0], dict(p.partition("=")[::2] for p in parts[1:])
-
-
+@functools.lru_cache(maxsize=None)
 def pick(info, P, S, rpn, machine, rules):
     """What auto chooses for (P, S) with these rules: the schedule label pcoll-info names."""
     cmd = [info, "--select", "allreduce", "--ranks", str(P), "--count", str(S * P),
