@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace pcoll {
 
@@ -36,20 +37,21 @@ CostParams flat_costs(const Machine &m) {
 
 namespace {
 
-constexpr int kSampledNodes = 4;  // besides the first and the last
+constexpr int kSampledNodes = 4;  // consecutive from the first, besides the middle and the last
 
 double per_byte(double bandwidth) {
   return std::isinf(bandwidth) || bandwidth <= 0 ? 0.0 : 1.0 / bandwidth;
 }
 
-// A torus round of one node: `to` (`from`) the bytes it sends to (receives from) each node.
+// A torus round of one node: `to` (`from`) the bytes it sends to (receives from) each node,
+// nonzero only at `peers`.
 // Two estimates of the busiest link on its routes, the larger taken: its own flows alone, on
 // the links they share (a node's flows to two nodes behind one neighbour); and, for the other
 // nodes' flows through the same links, the hop-bytes per direction of each dimension (every
 // node taken to send as this one does, shifted: exact on a whole torus for translation-invariant
 // schedules, an estimate elsewhere).
 double torus_time(const Torus &t, int node, const std::vector<double> &to,
-                  const std::vector<double> &from) {
+                  const std::vector<double> &from, const std::vector<int> &peers) {
   std::vector<std::pair<long long, double>> links;  // (link id, bytes), then summed per id
   std::vector<double> cls(t.dims.size() * 4, 0.0);  // per dim x dir x (out, in)
   const int points = t.points();
@@ -62,9 +64,10 @@ double torus_time(const Torus &t, int node, const std::vector<double> &to,
       cls[static_cast<std::size_t>(dim) * 4 + (dir > 0 ? 2 : 0) + io] += bytes;
     });
   };
-  for (std::size_t n = 0; n < to.size(); ++n) {
-    if (to[n] > 0) walk(node, static_cast<int>(n), to[n], 0);
-    if (from[n] > 0) walk(static_cast<int>(n), node, from[n], 1);
+  for (int peer : peers) {
+    const auto n = static_cast<std::size_t>(peer);
+    if (to[n] > 0) walk(node, peer, to[n], 0);
+    if (from[n] > 0) walk(peer, node, from[n], 1);
   }
   std::sort(links.begin(), links.end());
   double own = 0;
@@ -79,13 +82,20 @@ double torus_time(const Torus &t, int node, const std::vector<double> &to,
   return std::max(own, spread) * per_byte(t.link_bandwidth);
 }
 
-// One node's ranks, their plans and, per round index, the time the node's shared resources need
-// for the round's off-node bytes: its link(s), the link to each other node, each tier's uplink.
+// One node's ranks, their plans and, per round index, the time the node's own shared resources
+// need for the round's off-node bytes (its link(s), the link to each other node, its torus
+// routes), and per tier the bytes it sends to (receives from) each other group of the tier.
+struct GroupBytes {
+  std::size_t round;
+  int group;
+  double to, from;
+};
 struct NodeView {
   std::vector<int> ranks;
   std::vector<Plan> plans;
   std::vector<double> shared;  // seconds, per round index
   double max_bytes = 0;        // the most bytes the node moved off-node in one round
+  std::vector<std::vector<GroupBytes>> tiers;  // per tier, by round
 };
 
 NodeView view_of(const AlgorithmInfo &algo, const PlanRequest &req, const Topology &topo,
@@ -103,62 +113,115 @@ NodeView view_of(const AlgorithmInfo &algo, const PlanRequest &req, const Topolo
   const auto ts = static_cast<double>(req.type_size);
   const int nodes = topo.nodes();
   const std::size_t T = m.tiers.size();
-  // Bytes to (from) each other node, and per tier to (from) each other group of the tier.
+  v.tiers.resize(T);
+  // Bytes to (from) each other node this round, nonzero only at `peers` (a round touches few
+  // nodes: the arrays are cleared where touched, not walked whole).
   std::vector<double> to(static_cast<std::size_t>(nodes)), from(to.size());
-  std::vector<std::vector<double>> g_to(T), g_from(T);
-  for (std::size_t t = 0; t < T; ++t) {
-    g_to[t].assign(static_cast<std::size_t>(nodes / m.tiers[t].nodes + 1), 0.0);
-    g_from[t].assign(g_to[t].size(), 0.0);
-  }
+  std::vector<int> peers;
+  std::vector<GroupBytes> groups;
   for (std::size_t k = 0; k < K; ++k) {
-    std::fill(to.begin(), to.end(), 0.0);
-    std::fill(from.begin(), from.end(), 0.0);
-    for (std::size_t t = 0; t < T; ++t) {
-      std::fill(g_to[t].begin(), g_to[t].end(), 0.0);
-      std::fill(g_from[t].begin(), g_from[t].end(), 0.0);
-    }
+    for (int n : peers) to[static_cast<std::size_t>(n)] = from[static_cast<std::size_t>(n)] = 0;
+    peers.clear();
     double out = 0, in = 0;
-    auto count = [&](const Xfer &x, std::vector<double> &pair, double &total,
-                     std::vector<std::vector<double>> &group) {
+    auto count = [&](const Xfer &x, std::vector<double> &pair, double &total) {
       const int peer_node = topo.node(x.peer);
       if (peer_node == node) return;
       const double b = double(x.range.len) * ts;
-      pair[static_cast<std::size_t>(peer_node)] += b;
+      const auto n = static_cast<std::size_t>(peer_node);
+      if (to[n] == 0 && from[n] == 0) peers.push_back(peer_node);
+      pair[n] += b;
       total += b;
-      for (std::size_t t = 0; t < T; ++t) {
-        const int g = m.tiers[t].nodes;
-        if (peer_node / g != node / g) group[t][static_cast<std::size_t>(peer_node / g)] += b;
-      }
     };
     for (const Plan &p : v.plans) {
       if (k >= p.rounds.size()) continue;
-      for (const Xfer &x : p.rounds[k].sends) count(x, to, out, g_to);
-      for (const Xfer &x : p.rounds[k].recvs) count(x, from, in, g_from);
+      for (const Xfer &x : p.rounds[k].sends) count(x, to, out);
+      for (const Xfer &x : p.rounds[k].recvs) count(x, from, in);
     }
     if (out == 0 && in == 0) continue;
     double s = std::max(out, in) * per_byte(m.link_bandwidth);
-    if (m.torus.present()) s = std::max(s, torus_time(m.torus, node, to, from));
-    const double pair = std::max(*std::max_element(to.begin(), to.end()),
-                                 *std::max_element(from.begin(), from.end()));
+    if (m.torus.present()) s = std::max(s, torus_time(m.torus, node, to, from, peers));
+    double pair = 0;
+    for (int n : peers)
+      pair = std::max({pair, to[static_cast<std::size_t>(n)], from[static_cast<std::size_t>(n)]});
     s = std::max(s, pair * per_byte(m.pair_bandwidth));
-    // A tier's group: the other nodes of the group are taken to do as this one does; its
-    // traffic to one other group shares that group pair's links, all of it the group's uplinks.
+    // Per tier, the bytes to (from) each other group of the tier.
     for (std::size_t t = 0; t < T; ++t) {
-      const int g = m.tiers[t].nodes, first = node / g * g;
-      const double members = double(std::min(g, nodes - first));
-      double one = 0, all_out = 0, all_in = 0;
-      for (std::size_t j = 0; j < g_to[t].size(); ++j) {
-        one = std::max({one, g_to[t][j], g_from[t][j]});
-        all_out += g_to[t][j];
-        all_in += g_from[t][j];
+      const int g = m.tiers[t].nodes;
+      groups.clear();
+      for (int n : peers)
+        if (n / g != node / g)
+          groups.push_back({k, n / g, to[static_cast<std::size_t>(n)],
+                            from[static_cast<std::size_t>(n)]});
+      std::sort(groups.begin(), groups.end(),
+                [](const GroupBytes &x, const GroupBytes &y) { return x.group < y.group; });
+      for (const GroupBytes &e : groups) {
+        auto &list = v.tiers[t];
+        if (!list.empty() && list.back().round == k && list.back().group == e.group) {
+          list.back().to += e.to;
+          list.back().from += e.from;
+        } else {
+          list.push_back(e);
+        }
       }
-      s = std::max({s, one * members * per_byte(m.tiers[t].bandwidth),
-                    std::max(all_out, all_in) * members * per_byte(m.tiers[t].spread_bandwidth)});
     }
     v.shared[k] = s;
     v.max_bytes = std::max({v.max_bytes, out, in});
   }
   return v;
+}
+
+// The nodes of a tier's group whose traffic is summed for its links: all of them up to
+// kGroupNodes, else kGroupNodes evenly spaced (the first and the last among them: a ring's or a
+// fold's off-group flows start and end there), their bytes scaled to the group's size.
+constexpr int kGroupNodes = 8;
+
+// The time a tier's group needs, per round index, for its traffic to the other groups: the
+// bytes between it and one other group over the group pair's bandwidth, and all its bytes out
+// (in) over its uplinks' bandwidth. The traffic is the group's members' own, summed (`view`
+// gives a member's view), not one node's taken for every member's: a ring crosses a group's
+// edge once, a recursive doubling at distance d >= the group size once per member.
+template <class ViewOf>
+std::vector<double> group_time(const Tier &tier, std::size_t t, int node, int nodes, ViewOf view,
+                               std::size_t K) {
+  const int first = node / tier.nodes * tier.nodes;
+  const int members = std::min(tier.nodes, nodes - first);
+  std::vector<int> chosen;
+  const int n_chosen = std::min(members, kGroupNodes);
+  for (int i = 0; i < n_chosen; ++i) {
+    const int n = first + (n_chosen == 1 ? 0
+                                         : static_cast<int>((static_cast<long long>(members - 1) * i) /
+                                                            (n_chosen - 1)));
+    if (chosen.empty() || chosen.back() != n) chosen.push_back(n);
+  }
+  const double scale = double(members) / double(chosen.size());
+  std::vector<GroupBytes> all;
+  for (int n : chosen) {
+    const auto &b = view(n).tiers[t];
+    all.insert(all.end(), b.begin(), b.end());
+  }
+  std::sort(all.begin(), all.end(), [](const GroupBytes &a, const GroupBytes &b) {
+    return a.round != b.round ? a.round < b.round : a.group < b.group;
+  });
+  std::vector<double> s(K, 0.0);
+  for (std::size_t i = 0; i < all.size();) {
+    const std::size_t k = all[i].round;
+    double one = 0, all_out = 0, all_in = 0;
+    while (i < all.size() && all[i].round == k) {
+      double to = 0, from = 0;
+      const int g = all[i].group;
+      for (; i < all.size() && all[i].round == k && all[i].group == g; ++i) {
+        to += all[i].to;
+        from += all[i].from;
+      }
+      one = std::max({one, to, from});
+      all_out += to;
+      all_in += from;
+    }
+    if (k < K)
+      s[k] = scale * std::max(one * per_byte(tier.bandwidth),
+                              std::max(all_out, all_in) * per_byte(tier.spread_bandwidth));
+  }
+  return s;
 }
 
 // The latency of a message between two nodes: the inter-node latency and that of every tier
@@ -240,20 +303,33 @@ Prediction predict(const AlgorithmInfo &algo, const PlanRequest &req, const Mach
   if (every_rank) {
     for (int n = 0; n < nodes; ++n) which.push_back(n);
   } else {
-    // The first and the last node, and a few evenly spaced between them: nodes whose ranks
-    // meet the schedule's structure differently (batches that straddle nodes, a fold's extra
-    // ranks) are among them for every P seen in the tests.
-    for (int i = 0; i <= kSampledNodes + 1; ++i) {
-      const int n = static_cast<int>((static_cast<long long>(nodes - 1) * i) / (kSampledNodes + 1));
-      if (which.empty() || which.back() != n) which.push_back(n);
-    }
+    // The first node and the kSampledNodes - 1 after it, the middle one and the last: nodes
+    // whose ranks meet the schedule's structure differently. Consecutive nodes start at
+    // different offsets within the schedule's power-of-two blocks (52 ranks per node: offsets
+    // 0, 4, 8, 12 mod 16, each a different way for batches of 16 to straddle nodes), which
+    // evenly spaced ones can miss by aliasing; a fold's extra ranks and partial nodes are on
+    // the last node.
+    for (int n = 0; n < std::min(nodes, kSampledNodes); ++n) which.push_back(n);
+    for (int n : {nodes / 2, nodes - 1})
+      if (std::find(which.begin(), which.end(), n) == which.end()) which.push_back(n);
   }
   const auto ts = static_cast<double>(req.type_size);
   best.valid = true;
   best.seconds = -1;
   std::vector<double> lat_to;
+  // Views met so far (evaluated nodes and the members of their tiers' groups), built once.
+  std::map<int, NodeView> views;
+  auto view = [&](int n) -> NodeView & {
+    auto it = views.find(n);
+    if (it == views.end()) it = views.emplace(n, view_of(algo, req, topo, m, n)).first;
+    return it->second;
+  };
   for (int node : which) {
-    const NodeView v = view_of(algo, req, topo, m, node);
+    NodeView &v = view(node);
+    for (std::size_t t = 0; t < m.tiers.size(); ++t) {
+      const std::vector<double> g = group_time(m.tiers[t], t, node, nodes, view, v.shared.size());
+      for (std::size_t k = 0; k < g.size(); ++k) v.shared[k] = std::max(v.shared[k], g[k]);
+    }
     lat_to.assign(static_cast<std::size_t>(nodes), -1.0);
     best.link_bytes = std::max(best.link_bytes, v.max_bytes);
     for (std::size_t i = 0; i < v.ranks.size(); ++i) {
@@ -282,6 +358,19 @@ double lower_bound(const AlgorithmInfo &algo, const PlanRequest &req, const Mach
   std::vector<double> lat_to(static_cast<std::size_t>(topo.nodes()), -1.0);
   return rank_time(p, topo.node(0), nullptr, m, topo, static_cast<double>(req.type_size), nullptr,
                    lat_to);
+}
+
+double node_bound(const AlgorithmInfo &algo, const PlanRequest &req, const Machine &m,
+                  const Topology &topo) {
+  if (algo.is_vendor()) return 0;
+  const int node = topo.node(0);
+  const NodeView v = view_of(algo, req, topo, m, node);
+  std::vector<double> lat_to(static_cast<std::size_t>(topo.nodes()), -1.0);
+  double best = 0;
+  for (const Plan &p : v.plans)
+    best = std::max(best, rank_time(p, node, &v.shared, m, topo,
+                                    static_cast<double>(req.type_size), nullptr, lat_to));
+  return best;
 }
 
 }  // namespace pcoll

@@ -16,14 +16,23 @@
 // (machine.hpp's [torus]) an off-node message also pays hop_latency per hop after the first of
 // its dimension-ordered route, and the node's round the busiest link on its routes (its own
 // flows sharing links, and the hop-bytes per dimension and direction as if every node sent what
-// this one does, shifted). A rank's time is
-// the sum of its rounds; the prediction is the largest over the ranks evaluated. Which ranks:
-// those of the first and of the last node (roots, fold partners and partial last nodes live
-// there; the other nodes repeat them), or every rank when asked (pcoll-info, the tests).
+// this one does, shifted). With tiers (groups of consecutive nodes: a switch, a router, a
+// dragonfly group) the round also pays the busier of the group's bytes to one other group over
+// the pair's bandwidth and all its off-group bytes over its uplinks': the bytes of the group's
+// members, summed from their own plans (up to 8 members; in bigger groups 8 of them spread,
+// the first and the last among them, scaled to the group), since a ring crosses a group's
+// edge once where a long-distance exchange leaves it from every member. A rank's time is the
+// sum of its rounds; the prediction is the largest over the ranks evaluated. Which ranks:
+// those of the first 4 nodes, the middle one and the last (consecutive nodes start at
+// different offsets of the schedules' power-of-two blocks, so batches straddle them
+// differently; fold partners and partial nodes are on the last), or every rank when asked
+// (pcoll-info, the tests).
 //
-// Cost at a first call: one plan per evaluated rank and candidate (one node: b_max plans), in
-// O(rounds x messages) each; candidates whose latency bound already exceeds the best time found
-// are skipped (model_exact algorithms only).
+// Cost at a first call: one plan per rank of each evaluated node and group member, per
+// candidate still in the race, in O(rounds x messages) each. The candidates are searched best
+// first over bounds: rank 0's plan alone, then rank 0's node with its own link's contention;
+// one is evaluated further only while its bound could still beat the best time found. P = 4096,
+// S = 4096 doubles per rank: 1.0-1.8 s on this project's machine files; S <= 64: 15-160 ms.
 #pragma once
 
 #include <memory>
@@ -73,6 +82,12 @@ Prediction predict(const AlgorithmInfo &algo, const PlanRequest &req, const Mach
 // plan alone (one plan instead of a node's), to skip candidates that cannot win.
 double lower_bound(const AlgorithmInfo &algo, const PlanRequest &req, const Machine &machine,
                    const Topology &topo);
+
+// A tighter lower bound: the time of rank 0's node's ranks with that node's own link, pair and
+// torus contention but not its tiers' groups (predict() evaluates that node too and charges its
+// rounds at least as much), from that node's plans alone.
+double node_bound(const AlgorithmInfo &algo, const PlanRequest &req, const Machine &machine,
+                  const Topology &topo);
 
 // The flat alpha-beta-gamma numbers the closed forms (AlgorithmInfo::model) take, from the
 // machine's inter-node level: the textbook model, for the ledger and the tests.

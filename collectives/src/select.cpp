@@ -136,8 +136,9 @@ std::vector<Candidate> model_candidates(Collective coll, const Config &cfg, cons
   const Machine &m = model.machine ? *model.machine : builtin_machine();
   const Topology topo =
       model.topology ? *model.topology : Topology::blocks(shape.size, shape.ranks_per_node);
-  // Every candidate with its configuration; then a best-first search over two levels: rank 0's
-  // plan alone without contention (a lower bound), then the model's time, over a sample of nodes
+  // Every candidate with its configuration; then a best-first search over three levels: rank
+  // 0's plan alone without contention (a lower bound), rank 0's node with its own link's
+  // contention (a tighter one, from one node's plans), then the model's time, over a sample of nodes
   // (the first, the last and a few between, with every rank of each: where nodes repeat one
   // another, as with P a multiple of the node size and a power of two, that is every node). The
   // candidate whose model time is popped first is the fastest; the others are never evaluated
@@ -170,7 +171,7 @@ std::vector<Candidate> model_candidates(Collective coll, const Config &cfg, cons
   if (considered) *considered = pending.size();
   struct Item {
     double key;
-    int level;  // 0: rank-0 bound, 1: the model's time (a sample of nodes)
+    int level;  // 0: rank-0 bound, 1: rank 0's node's bound, 2: the model's time (a sample of nodes)
     std::size_t i;
     bool operator>(const Item &o) const {
       return key > o.key || (key == o.key && (level < o.level || (level == o.level && i > o.i)));
@@ -188,7 +189,9 @@ std::vector<Candidate> model_candidates(Collective coll, const Config &cfg, cons
     heap.pop();
     Pending &p = pending[it.i];
     if (it.level == 0) {
-      heap.push({predict(*p.c.algo, request(it.i), m, topo, false).seconds, 1, it.i});
+      heap.push({node_bound(*p.c.algo, request(it.i), m, topo), 1, it.i});
+    } else if (it.level == 1) {
+      heap.push({predict(*p.c.algo, request(it.i), m, topo, false).seconds, 2, it.i});
     } else {
       p.c.seconds = it.key;
       out.push_back(p.c);
