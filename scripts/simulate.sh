@@ -108,7 +108,10 @@ divisors_upto() {  # divisors of $1 in [2, $2]
 # ---- the cells --------------------------------------------------------------------------------
 # One line per cell: id <TAB> kind <TAB> platform <TAB> P <TAB> selector <TAB> env <TAB> args
 cells=()
-add_cell() { cells+=("$1"$'\t'"$2"$'\t'"$3"$'\t'"$4"$'\t'"$5"$'\t'"$6"$'\t'"$7"); }
+# add_cell ID KIND PLATFORM P SELECTOR ENV ARGS [SIGNATURE]: a done cell (cells/ID.csv) is
+# reused; with a SIGNATURE (what its result depends on beyond its arguments, as auto's picks),
+# only while cells/ID.sig says the same.
+add_cell() { cells+=("$1"$'\t'"$2"$'\t'"$3"$'\t'"$4"$'\t'"$5"$'\t'"$6"$'\t'"$7"$'\t'"${8:-}"); }
 for exp in ${experiments}; do
     case "${exp}" in
         fig11)
@@ -185,37 +188,45 @@ for exp in ${experiments}; do
                             sed "s/^/${S}\t/" >>"${cand}.tmp"
                     done
                     mv "${cand}.tmp" "${cand}"
-                    # In groups of 3 candidates (vendor in the first): SimGrid's solver stops or
-                    # crashes on some schedules at P >= 256, and a failed group loses only its
-                    # own (the report lists what was not simulated).
+                    # Schedules simulated at this (platform, P) by any earlier run are not
+                    # simulated again (a schedule's simulated time does not depend on the model;
+                    # a new model reorders or extends the candidates).
+                    have=" $(awk -F, 'FNR > 1 && $5 != "auto" { print $5 }' /dev/null \
+                        "${out}/cells/auto-${p}-P${P}-"*.csv 2>/dev/null | sort -u | paste -sd' ') "
                     # Above P = 512 (--oracle-span X): only the schedules the model puts within
                     # X times its fastest at some S (at P = 64..512 the oracle always was within
                     # 2.31x; the ones far behind are also the slowest to simulate).
                     span="${oracle_span}"; ((P <= 512)) && span=0
-                    mapfile -t specs < <(awk -F'\t' -v P="${P}" -v span="${span}" '
+                    mapfile -t specs < <(awk -F'\t' -v P="${P}" -v span="${span}" -v have="${have}" '
                         { s[NR] = $1; n[NR] = $2; t[NR] = $3; if (!($1 in best) || $3 < best[$1]) best[$1] = $3 }
                         END { for (i = 1; i <= NR; i++) {
                                   if (span > 0 && t[i] > span * best[s[i]]) continue
                                   if (seen[n[i]]++ || (P > 128 && (n[i] == "ring" || n[i] == "naive"))) continue
-                                  print n[i] } }' "${cand}")
+                                  if (index(have, " " n[i] " ")) continue
+                                  print n[i] } }' "${cand}" | sort)
+                    [[ "${have}" == *" vendor "* ]] || specs=(vendor "${specs[@]}")
+                    # In groups of 3 (SimGrid's solver stops or crashes on some schedules at
+                    # P >= 256, and a failed group loses only its own; the report lists what was
+                    # not simulated), each named by its schedules.
                     for ((g = 0; g * 3 < ${#specs[@]}; g++)); do
                         a="$(printf '%s\n' "${specs[@]:g*3:3}" | paste -sd,)"
-                        ((g == 0)) && a="vendor,${a}"
-                        add_cell "auto-${p}-P${P}-model${g}" bench "${p}" "${P}" mpich "-" \
+                        add_cell "auto-${p}-P${P}-set$(printf '%s' "${a}" | cksum | cut -d' ' -f1)" bench "${p}" "${P}" mpich "-" \
                             "--algos ${a} --per-rank-segment ${segments// /,}"
                     done
                     # Above P = 128, ring (P - 1 rounds each way) only where the model ranks it
                     # among its 3 fastest at some S, so that the oracle holds every pick.
-                    if ((P > 128)) && awk -F'\t' '{n[$1]++} n[$1] <= 3 && $2 == "ring" {f = 1} END {exit !f}' "${cand}"; then
+                    if ((P > 128)) && [[ "${have}" != *" ring "* ]] &&
+                        awk -F'\t' '{n[$1]++} n[$1] <= 3 && $2 == "ring" {f = 1} END {exit !f}' "${cand}"; then
                         add_cell "auto-${p}-P${P}-ring" bench "${p}" "${P}" mpich "-" \
                             "--algos ring --per-rank-segment ${segments// /,}"
                     fi
                     # auto apart, after a warm-up call: its first call of a shape broadcasts
                     # rank 0's model choice (a 512-byte MPI_Bcast), which the cached calls an
-                    # application makes afterwards do not pay.
+                    # application makes afterwards do not pay. Re-run when its picks change.
                     add_cell "auto-${p}-P${P}-auto" bench "${p}" "${P}" mpich \
                         "PCOLL_RULES=none PCOLL_MACHINE=${machine}" \
-                        "--algos auto --per-rank-segment ${segments// /,} --warmup 1"
+                        "--algos auto --per-rank-segment ${segments// /,} --warmup 1" \
+                        "picks: $(awk -F'\t' '!($1 in p) { p[$1] = $2; printf "%s=%s ", $1, $2 }' "${cand}")"
                     add_cell "fig11-${p}-P${P}-ompi-vendor" bench "${p}" "${P}" ompi "-" \
                         "--algos vendor --per-rank-segment ${segments// /,}"
                 done
@@ -225,9 +236,20 @@ for exp in ${experiments}; do
                     read -r deck kp P1 P2 <<<"${spec}"
                     [[ "${kp}" == "${p}" ]] || continue
                     [[ "${kmeans_ranks}" == none ]] && continue
+                    # auto's picks for the deck's three allreduces (counts, sums, convergence):
+                    # the cell is re-run when they change.
+                    kd="$(awk -F'[ =]+' '$1 == "dim" { d = $2 } $1 == "clusters" { k = $2 } END { print k, k * d }' \
+                        "${root}/inputs/kmeans/${deck}.toml")"
                     for P in ${kmeans_ranks:-${P1} ${P2}}; do
+                        picks=""
+                        for shape in "${kd% *} int" "${kd#* } double" "1 int"; do
+                            picks="${picks}$("${info}" --select allreduce --ranks "${P}" --count "${shape% *}" \
+                                --type "${shape#* }" --ranks-per-node "${rpn}" --set rules=none \
+                                --set "machine=${machine}" | sed -n 's/^PCOLL_ALLREDUCE = auto -> //p'); "
+                        done
                         add_cell "kmeans-${deck}-P${P}-mpich-auto" kmeans "${p}" "${P}" mpich \
-                            "PCOLL_RULES=none PCOLL_MACHINE=${machine}" "--deck ${deck} --allreduce vendor,chiara,auto"
+                            "PCOLL_RULES=none PCOLL_MACHINE=${machine}" "--deck ${deck} --allreduce vendor,chiara,auto" \
+                            "picks: ${picks}"
                     done
                 done
             done ;;
@@ -347,9 +369,13 @@ run_cell() {  # id kind platform P selector env args
 
 todo=() total_w=0 todo_w=0
 for c in "${cells[@]}"; do
-    IFS=$'\t' read -r id kind p P sel envs args <<<"${c}"
+    IFS=$'\t' read -r id kind p P sel envs args sig <<<"${c}"
     w="$(weight "${kind}" "${P}")"; total_w=$((total_w + w))
-    [[ -s "${out}/cells/${id}.csv" ]] && continue
+    if [[ -s "${out}/cells/${id}.csv" ]]; then
+        [[ -z "${sig}" || "$(cat "${out}/cells/${id}.sig" 2>/dev/null)" == "${sig}" ]] && continue
+        pcoll_msg "${id}: re-run (${sig%% *} changed)"
+        rm -f "${out}/cells/${id}.csv" "${out}/cells/${id}.failed"
+    fi
     # A cell that failed at every precision (SimGrid's solver) fails again: not retried until
     # its .failed marker is deleted.
     [[ -e "${out}/cells/${id}.failed" ]] && { n_failed_before=$((${n_failed_before:-0} + 1)); continue; }
@@ -359,7 +385,7 @@ pcoll_msg "${#cells[@]} cells, ${#todo[@]} to run (the rest are done: resuming),
 [[ -n "${n_failed_before:-}" ]] &&
     pcoll_msg "${n_failed_before} cell(s) failed in an earlier run and are not retried (delete ${out}/cells/ID.failed to retry)"
 for c in "${todo[@]}"; do
-    IFS=$'\t' read -r id kind p P sel envs args <<<"${c}"
+    IFS=$'\t' read -r id kind p P sel envs args sig <<<"${c}"
     if [[ "${kind}" == kmeans ]]; then deck="${args#--deck }"; calibrate_kmeans "${deck%% *}" >/dev/null; fi
 done
 
@@ -369,7 +395,7 @@ finish_one() {
     local pid rc=0
     wait -n -p pid || rc=$?
     local c="${pid_cell[${pid}]}"
-    IFS=$'\t' read -r id kind p P sel envs args <<<"${c}"
+    IFS=$'\t' read -r id kind p P sel envs args sig <<<"${c}"
     local now; now=$(date +%s)
     n_done=$((n_done + 1)); done_w=$((done_w + $(weight "${kind}" "${P}")))
     local el=$((now - start)) rem="?"
@@ -387,8 +413,9 @@ finish_one() {
 }
 for c in "${todo[@]}"; do
     while ((${#pid_cell[@]} >= jobs)); do finish_one; done
-    IFS=$'\t' read -r id kind p P sel envs args <<<"${c}"
-    run_cell "${id}" "${kind}" "${p}" "${P}" "${sel}" "${envs}" "${args}" &
+    IFS=$'\t' read -r id kind p P sel envs args sig <<<"${c}"
+    { run_cell "${id}" "${kind}" "${p}" "${P}" "${sel}" "${envs}" "${args}" &&
+        if [[ -n "${sig}" ]]; then printf '%s\n' "${sig}" >"${out}/cells/${id}.sig"; fi; } &
     pid_cell[$!]="${c}"; pid_start[$!]=$(date +%s)
 done
 while ((${#pid_cell[@]} > 0)); do finish_one; done
