@@ -64,8 +64,9 @@ CollectiveInfo allreduce_row() {
   c.mpi_name = "MPI_Allreduce";
   c.select_description =
       "allreduce algorithm; auto = the first matching rule of PCOLL_RULES (measured choices, "
-      "vendor included), else the lowest alpha-beta-gamma model time among the algorithms whose "
-      "restrictions hold";
+      "vendor included), else the lowest time of the cost model that reads each candidate's plan "
+      "on the machine description PCOLL_MACHINE (nodes, shared links, tiers, torus), among the "
+      "algorithms and parameter values whose restrictions hold";
   c.in_elems = c.out_elems = same;  // count: the whole vector
   c.copy_in_to_out = true;
   c.in_place_offset = at_zero;
