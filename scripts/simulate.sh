@@ -191,8 +191,12 @@ for exp in ${experiments}; do
                     # Schedules simulated at this (platform, P) by any earlier run are not
                     # simulated again (a schedule's simulated time does not depend on the model;
                     # a new model reorders or extends the candidates).
-                    have=" $(awk -F, 'FNR > 1 && $5 != "auto" { print $5 }' /dev/null \
-                        "${out}/cells/auto-${p}-P${P}-"*.csv 2>/dev/null | sort -u | paste -sd' ') "
+                    # So are those of a group that failed (its .failed marker names them: SimGrid
+                    # crashed or took longer than --cell-limit; delete the marker to retry).
+                    have=" $({ awk -F, 'FNR > 1 && $5 != "auto" { print $5 }' /dev/null \
+                        "${out}/cells/auto-${p}-P${P}-"*.csv 2>/dev/null
+                        sed -n 's/^schedules: //p' /dev/null "${out}/cells/auto-${p}-P${P}-"*.failed 2>/dev/null | tr ',' '\n' | grep -vx vendor
+                    } | sort -u | paste -sd' ') "
                     # Above P = 512 (--oracle-span X): only the schedules the model puts within
                     # X times its fastest at some S (at P = 64..512 the oracle always was within
                     # 2.31x; the ones far behind are also the slowest to simulate).
@@ -404,7 +408,10 @@ finish_one() {
         failed=$((failed + 1))
         pcoll_msg "[${n_done}/${#todo[@]}] FAILED ${id} (exit ${rc}); log: ${out}/logs/${id}.log"
         tail -n 5 "${out}/logs/${id}.log" >&2 || true
-        { echo "exit ${rc} at $(date -u +%FT%TZ); the end of its log:"; tail -n 5 "${out}/logs/${id}.log"; } \
+        local algos=""
+        [[ " ${args} " == *" --algos "* ]] && { algos="${args#*--algos }"; algos="${algos%% *}"; }
+        { echo "exit ${rc} at $(date -u +%FT%TZ); the end of its log:"; tail -n 5 "${out}/logs/${id}.log"
+          [[ -n "${algos}" ]] && echo "schedules: ${algos}"; } \
             >"${out}/cells/${id}.failed" 2>/dev/null || true
     else
         pcoll_msg "[${n_done}/${#todo[@]}] ${id}: $((now - pid_start[${pid}])) s; elapsed ${el} s, about ${rem} s to go"
