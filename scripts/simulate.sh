@@ -193,9 +193,11 @@ for exp in ${experiments}; do
                     # a new model reorders or extends the candidates).
                     # So are those of a group that failed (its .failed marker names them: SimGrid
                     # crashed or took longer than --cell-limit; delete the marker to retry).
+                    # (No such file yet: nothing; grep finding nothing is no error either.)
                     have=" $({ awk -F, 'FNR > 1 && $5 != "auto" { print $5 }' /dev/null \
-                        "${out}/cells/auto-${p}-P${P}-"*.csv 2>/dev/null
-                        sed -n 's/^schedules: //p' /dev/null "${out}/cells/auto-${p}-P${P}-"*.failed 2>/dev/null | tr ',' '\n' | grep -vx vendor
+                        "${out}/cells/auto-${p}-P${P}-"*.csv 2>/dev/null || true
+                        sed -n 's/^schedules: //p' /dev/null "${out}/cells/auto-${p}-P${P}-"*.failed 2>/dev/null |
+                            tr ',' '\n' | grep -vx vendor || true
                     } | sort -u | paste -sd' ') "
                     # Above P = 512 (--oracle-span X): only the schedules the model puts within
                     # X times its fastest at some S (at P = 64..512 the oracle always was within
