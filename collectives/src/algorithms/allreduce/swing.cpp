@@ -39,6 +39,7 @@
 namespace pcoll {
 
 const AlgorithmInfo &recursive_doubling_allreduce_info();
+const AlgorithmInfo &rabenseifner_allreduce_info();  // the same cost
 namespace {
 
 long long rho(int s) {
@@ -120,16 +121,6 @@ Plan build(const PlanRequest &req) {
   return plan;
 }
 
-double model(const PlanRequest &req, const CostParams &c) {
-  const PowerOfTwoFold f(req.size);
-  if (req.count < static_cast<std::size_t>(f.pof2))
-    return recursive_doubling_allreduce_info().model(req, c);
-  const double n = double(req.count * req.type_size);
-  const double lg = f.log2_pof2(), fo = f.rem > 0 ? 1 : 0, q = double(f.pof2);
-  return (2 * lg + 2 * fo) * c.alpha + (2 * (q - 1) / q + 2 * fo) * c.beta * n +
-         ((q - 1) / q + fo) * c.gamma * n;
-}
-
 }  // namespace
 
 const AlgorithmInfo &swing_allreduce_info() {
@@ -144,7 +135,9 @@ const AlgorithmInfo &swing_allreduce_info() {
     a.source = "De Sensi et al., Swing: Short-cutting Rings for Higher Bandwidth Allreduce (NSDI 2024)";
     a.restrictions.needs_commutative = true;
     a.build = build;
-    a.model = model;
+    a.model = [](const PlanRequest &req, const CostParams &c) {
+      return rabenseifner_allreduce_info().model(req, c);
+    };
     return a;
   }();
   return info;
