@@ -133,6 +133,8 @@ void list_everything(const Config &cfg) {
       std::cout << "  " << a->name << "\n      " << a->description
                 << "\n      source: " << a->source << "\n";
       if (a->restrictions.needs_commutative) std::cout << "      restriction: commutative op\n";
+      if (!a->is_vendor() && !a->auto_candidate)
+        std::cout << "      auto: never chosen by the cost model (a rule may name it)\n";
       if (!a->params.empty()) {
         std::cout << "      parameters:";
         for (const ParamSpec &p : a->params) std::cout << " " << p.name;
