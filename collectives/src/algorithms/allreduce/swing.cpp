@@ -134,11 +134,12 @@ const AlgorithmInfo &swing_allreduce_info() {
         "P; count < P': recursive doubling";
     a.source = "De Sensi et al., Swing: Short-cutting Rings for Higher Bandwidth Allreduce (NSDI 2024)";
     a.restrictions.needs_commutative = true;
-    // Not yet among auto's candidates: the cost model charges each rank its own rounds, and
-    // Swing's slow (off-node) exchanges fall on different ranks in different steps, a chain the
-    // model does not see. In simulation it is the fastest schedule in several cells of the
-    // Aurora-like dragonfly, but on the Fugaku-like torus the model puts it 20-34% too fast and
-    // would pick it where Rabenseifner and CHiArA are 1.1-1.3x faster (docs/simulation.md).
+    // Not yet among auto's candidates: in simulation the cost model is within 2-3% of it on the
+    // Polaris- and Aurora-like platforms (where it is the fastest schedule in 8 of 25 cells),
+    // but 32-34% too fast on the Fugaku-like torus, where with 48 ranks per node it moves 1.57x
+    // Rabenseifner's off-node bytes and is slower than Rabenseifner; as a candidate it would be
+    // picked there where Rabenseifner and CHiArA are 1.1-1.3x faster (docs/simulation.md). A
+    // rule may name it (inputs/rules/aurora.toml does).
     a.auto_candidate = false;
     a.build = build;
     a.model = [](const PlanRequest &req, const CostParams &c) {
