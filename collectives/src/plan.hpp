@@ -97,6 +97,10 @@ inline Range tmp_range(std::size_t off, std::size_t len) {
 inline Range in_range(std::size_t off, std::size_t len) {
   return Range{Buf::in, off, len};
 }
+// The `len` elements of `r` that start `off` elements into it.
+inline Range sub(Range r, std::size_t off, std::size_t len) {
+  return Range{r.buf, r.off + off, len};
+}
 
 // Helpers that append to a round; zero-length transfers and ops are dropped, consistently on
 // both sides, because both sides compute the same lengths.

@@ -97,14 +97,15 @@ Plan build(const PlanRequest &req) {
     const BlockSplit blocks{n, static_cast<std::size_t>(Q)};
     // Element range of R(x, t): 2^(L-t) blocks from position start[t][x].
     auto elems = [&](int x, int t) {
-      const auto p = static_cast<std::size_t>(start[static_cast<std::size_t>(t)][static_cast<std::size_t>(x)]);
+      const auto T = static_cast<std::size_t>(t), X = static_cast<std::size_t>(x);
+      const auto p = static_cast<std::size_t>(start[T][X]);
       const std::size_t e = p + (std::size_t{1} << (L - t));
-      return Range{work.buf, work.off + blocks.offset(p), blocks.offset(e) - blocks.offset(p)};
+      return sub(work, blocks.offset(p), blocks.offset(e) - blocks.offset(p));
     };
     for (int s = 0; s < L; ++s) {
       const int pr = peer(nr, s, Q), partner = f.real_rank(pr);
       const Range send = elems(pr, s + 1), keep = elems(nr, s + 1);
-      const Range in{scratch.buf, keep.off, keep.len};
+      const Range in = sub(scratch, keep.off - work.off, keep.len);
       Round &r = plan.new_round(rs);
       add_send(r, partner, send);
       const int rv = add_recv(r, partner, in);

@@ -48,10 +48,6 @@ void PowerOfTwoFold::unfold(Plan &plan, int member, Range result, int phase, Ran
 
 namespace {
 
-Range sub(Range r, std::size_t off, std::size_t len) {
-  return Range{r.buf, r.off + off, len};
-}
-
 // The block ranges [lo, hi) new rank nr holds before each halving step, and after the last.
 std::vector<std::pair<std::size_t, std::size_t>> halving_ranges(const PowerOfTwoFold &f, int nr) {
   std::vector<std::pair<std::size_t, std::size_t>> v;
