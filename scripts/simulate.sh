@@ -107,6 +107,7 @@ divisors_upto() {  # divisors of $1 in [2, $2]
 
 # ---- the cells --------------------------------------------------------------------------------
 # One line per cell: id <TAB> kind <TAB> platform <TAB> P <TAB> selector <TAB> env <TAB> args
+# <TAB> signature (possibly empty)
 cells=()
 # add_cell ID KIND PLATFORM P SELECTOR ENV ARGS [SIGNATURE]: a done cell (cells/ID.csv) is
 # reused; with a SIGNATURE (what its result depends on beyond its arguments, as auto's picks),

@@ -84,7 +84,8 @@ double torus_time(const Torus &t, int node, const std::vector<double> &to,
 
 // One node's ranks, their plans and, per round index, the time the node's own shared resources
 // need for the round's off-node bytes (its link(s), the link to each other node, its torus
-// routes), and per tier the bytes it sends to (receives from) each other group of the tier.
+// routes), and per tier the bytes it sends to (receives from) the nodes of the tier's other
+// groups, one entry per (round, peer node).
 struct GroupBytes {
   std::size_t round;
   int group;
@@ -95,7 +96,7 @@ struct NodeView {
   std::vector<Plan> plans;
   std::vector<double> shared;  // seconds, per round index
   double max_bytes = 0;        // the most bytes the node moved off-node in one round
-  std::vector<std::vector<GroupBytes>> tiers;  // per tier, by round
+  std::vector<std::vector<GroupBytes>> tiers;  // per tier, in round order
 };
 
 NodeView view_of(const AlgorithmInfo &algo, const PlanRequest &req, const Topology &topo,
@@ -118,7 +119,6 @@ NodeView view_of(const AlgorithmInfo &algo, const PlanRequest &req, const Topolo
   // nodes: the arrays are cleared where touched, not walked whole).
   std::vector<double> to(static_cast<std::size_t>(nodes)), from(to.size());
   std::vector<int> peers;
-  std::vector<GroupBytes> groups;
   for (std::size_t k = 0; k < K; ++k) {
     for (int n : peers) to[static_cast<std::size_t>(n)] = from[static_cast<std::size_t>(n)] = 0;
     peers.clear();
@@ -144,25 +144,14 @@ NodeView view_of(const AlgorithmInfo &algo, const PlanRequest &req, const Topolo
     for (int n : peers)
       pair = std::max({pair, to[static_cast<std::size_t>(n)], from[static_cast<std::size_t>(n)]});
     s = std::max(s, pair * per_byte(m.pair_bandwidth));
-    // Per tier, the bytes to (from) each other group of the tier.
+    // Per tier, the bytes to (from) each node of another group (group_time sums them per
+    // group, over the group's members).
     for (std::size_t t = 0; t < T; ++t) {
       const int g = m.tiers[t].nodes;
-      groups.clear();
       for (int n : peers)
         if (n / g != node / g)
-          groups.push_back({k, n / g, to[static_cast<std::size_t>(n)],
-                            from[static_cast<std::size_t>(n)]});
-      std::sort(groups.begin(), groups.end(),
-                [](const GroupBytes &x, const GroupBytes &y) { return x.group < y.group; });
-      for (const GroupBytes &e : groups) {
-        auto &list = v.tiers[t];
-        if (!list.empty() && list.back().round == k && list.back().group == e.group) {
-          list.back().to += e.to;
-          list.back().from += e.from;
-        } else {
-          list.push_back(e);
-        }
-      }
+          v.tiers[t].push_back({k, n / g, to[static_cast<std::size_t>(n)],
+                                from[static_cast<std::size_t>(n)]});
     }
     v.shared[k] = s;
     v.max_bytes = std::max({v.max_bytes, out, in});

@@ -138,13 +138,14 @@ std::vector<Candidate> model_candidates(Collective coll, const Config &cfg, cons
       model.topology ? *model.topology : Topology::blocks(shape.size, shape.ranks_per_node);
   // Every candidate with its configuration; then a best-first search over three levels: rank
   // 0's plan alone without contention (a lower bound), rank 0's node with its own link's
-  // contention (a tighter one, from one node's plans), then the model's time, over a sample of nodes
-  // (the first, the last and a few between, with every rank of each: where nodes repeat one
-  // another, as with P a multiple of the node size and a power of two, that is every node). The
-  // candidate whose model time is popped first is the fastest; the others are never evaluated
-  // further than their bound shows they cannot win. `exhaustive`: every candidate to the end.
-  // (Every node's plans, predict(..., true), cost P plan builds per finalist: 2 s at P = 4096
-  // for ring's 8190 rounds; the sample, 6 nodes' worth.)
+  // contention (a tighter one, from one node's plans), then the model's time over a sample of
+  // nodes (the first 4, the middle and the last, with every rank of each, and the members of
+  // their tiers' groups: where nodes repeat one another, as with P a multiple of the node size
+  // and a power of two, that is every node; model.hpp). The candidate whose model time is
+  // popped first is the fastest; the others are never evaluated further than their bound shows
+  // they cannot win. `exhaustive`: every candidate to the end. (Every node's plans,
+  // predict(..., true), cost P plan builds per finalist: 2 s at P = 4096 for ring's 8190
+  // rounds; the sample, 6 nodes' worth and up to 8 members of each of their tiers' groups.)
   struct Pending {
     Candidate c;
     Config cfg;
