@@ -28,7 +28,8 @@
 # exists is not run again, so an interrupted sweep resumes where it stopped (delete a CSV to
 # redo it; a cell that failed leaves ID.failed there and is not retried until it is deleted).
 # --cell-limit MIN stops a collective cell that runs longer (a failure: some schedules with
-# many small stages take SimGrid hours at P >= 1024). Independent cells run in parallel, --jobs at a time (default: the core count).
+# many small stages take SimGrid hours at P >= 1024); its marker records the limit, and a later
+# run with a larger limit (or none) retries it. Independent cells run in parallel, --jobs at a time (default: the core count).
 # Simulated times are deterministic: the same cell gives the same numbers every time.
 # At the end scripts/lib/sim_report.py writes the tables (text + CSV) and PNGs into OUT/.
 #
@@ -89,6 +90,18 @@ if [[ ${quick} -eq 1 ]]; then
 fi
 [[ "${jobs}" =~ ^[1-9][0-9]*$ ]] || pcoll_die "--jobs must be a positive integer, got '${jobs}'"
 [[ "${cell_limit}" =~ ^[0-9]+$ ]] || pcoll_die "--cell-limit must be whole minutes >= 0 (0: none), got '${cell_limit}'"
+# A marker left by a cell that ran out of a shorter --cell-limit than this run's is removed, so
+# that the cell (or its schedules) is retried; a crash's marker stays.
+forget_short_limits() {
+    local f l
+    for f in "$@"; do
+        [[ -e "${f}" ]] || continue
+        l="$(sed -n 's/^limit: //p' "${f}")"
+        [[ -n "${l}" ]] && { ((cell_limit == 0)) || ((cell_limit > l)); } || continue
+        pcoll_msg "$(basename "${f}" .failed): stopped at --cell-limit ${l} min before; retried"
+        rm -f "${f}"
+    done
+}
 [[ "${oracle_span}" =~ ^[0-9]+([.][0-9]+)?$ ]] || pcoll_die "--oracle-span must be a number >= 0 (0: every schedule), got '${oracle_span}'"
 for p in ${platforms}; do
     [[ -f "${root}/inputs/platforms/${p}.xml" ]] ||
@@ -192,9 +205,11 @@ for exp in ${experiments}; do
                     # Schedules simulated at this (platform, P) by any earlier run are not
                     # simulated again (a schedule's simulated time does not depend on the model;
                     # a new model reorders or extends the candidates).
-                    # So are those of a group that failed (its .failed marker names them: SimGrid
-                    # crashed or took longer than --cell-limit; delete the marker to retry).
+                    # So are those of a group that failed (its .failed marker names them): SimGrid
+                    # crashed (delete the marker to retry), or the group ran out of a --cell-limit
+                    # at least as long as this run's (a shorter one's marker is removed here).
                     # (No such file yet: nothing; grep finding nothing is no error either.)
+                    forget_short_limits "${out}/cells/auto-${p}-P${P}-"*.failed
                     have=" $({ awk -F, 'FNR > 1 && $5 != "auto" { print $5 }' /dev/null \
                         "${out}/cells/auto-${p}-P${P}-"*.csv 2>/dev/null || true
                         sed -n 's/^schedules: //p' /dev/null "${out}/cells/auto-${p}-P${P}-"*.failed 2>/dev/null |
@@ -340,7 +355,7 @@ run_cell() {  # id kind platform P selector env args
             --no-overhead -q --csv "${csv}.tmp" >"${log}" 2>&1 || rc=$?
         if ((rc == 124)); then
             echo "# stopped after --cell-limit ${cell_limit} min" >>"${log}"
-            return 1
+            return 124
         fi
         if ((rc != 0)); then
             # SimGrid's max-min solver can stop on a rounding check at thousands of concurrent
@@ -385,6 +400,7 @@ for c in "${cells[@]}"; do
     fi
     # A cell that failed at every precision (SimGrid's solver) fails again: not retried until
     # its .failed marker is deleted.
+    forget_short_limits "${out}/cells/${id}.failed"
     [[ -e "${out}/cells/${id}.failed" ]] && { n_failed_before=$((${n_failed_before:-0} + 1)); continue; }
     todo+=("${c}"); todo_w=$((todo_w + w))
 done
@@ -414,7 +430,8 @@ finish_one() {
         local algos=""
         [[ " ${args} " == *" --algos "* ]] && { algos="${args#*--algos }"; algos="${algos%% *}"; }
         { echo "exit ${rc} at $(date -u +%FT%TZ); the end of its log:"; tail -n 5 "${out}/logs/${id}.log"
-          [[ -n "${algos}" ]] && echo "schedules: ${algos}"; } \
+          [[ -n "${algos}" ]] && echo "schedules: ${algos}"
+          ((rc == 124)) && echo "limit: ${cell_limit}"; } \
             >"${out}/cells/${id}.failed" 2>/dev/null || true
     else
         pcoll_msg "[${n_done}/${#todo[@]}] ${id}: $((now - pid_start[${pid}])) s; elapsed ${el} s, about ${rem} s to go"
