@@ -1,11 +1,10 @@
 // Catch2 main for the k-means MPI tests: MPI, then Kokkos (OMP_NUM_THREADS threads per rank),
 // every rank runs every test case in the same order; the exit code is the worst over ranks.
-#define CATCH_CONFIG_RUNNER
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
 
-#include <catch2/catch.hpp>
+#include "../common/catch_session.hpp"
 
 int main(int argc, char **argv) {
   int provided = 0;
@@ -13,13 +12,7 @@ int main(int argc, char **argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   Kokkos::initialize(argc, argv);
-  int rc = 0;
-  {
-    Catch::Session session;
-    rc = session.applyCommandLine(argc, argv);
-    if (rank != 0) session.configData().reporterName = "compact";
-    if (rc == 0) rc = session.run();
-  }
+  const int rc = pcoll_test::run_catch(argc, argv, rank != 0);
   Kokkos::finalize();
   int worst = 0;
   MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

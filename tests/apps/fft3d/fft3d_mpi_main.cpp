@@ -1,12 +1,11 @@
 // Catch2 main for the fft3d MPI tests: MPI, Kokkos (OMP_NUM_THREADS threads per rank, which
 // FFTW's planner uses too), FFTW-MPI; every rank runs every test case in the same order; the
 // exit code is the worst over ranks.
-#define CATCH_CONFIG_RUNNER
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
 
-#include <catch2/catch.hpp>
+#include "../../common/catch_session.hpp"
 
 #include "fftw_anchor.hpp"
 #include "transform.hpp"
@@ -19,13 +18,7 @@ int main(int argc, char **argv) {
   Kokkos::initialize(argc, argv);
   pcoll::fft3d::fftw_use_threads(Kokkos::DefaultHostExecutionSpace::concurrency());
   pcoll::fft3d::fftw_mpi_setup();
-  int rc = 0;
-  {
-    Catch::Session session;
-    rc = session.applyCommandLine(argc, argv);
-    if (rank != 0) session.configData().reporterName = "compact";
-    if (rc == 0) rc = session.run();
-  }
+  const int rc = pcoll_test::run_catch(argc, argv, rank != 0);
   Kokkos::finalize();
   int worst = 0;
   MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
