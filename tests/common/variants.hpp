@@ -62,6 +62,15 @@ inline const std::vector<ExtraVariant> &extra_variants() {
                    "routed_tree",
                    {{"tree_arity", arity}, {"tree_flat_below", "0"}},
                    std::string(arity) == "2" || std::string(arity) == "3" ? both : symbolic});
+    // node_aware: one rank per node (the direct exchange), partial last nodes (3 ranks per
+    // node), groups of unequal size (3 = 2 + 1, 5 = 2 + 2 + 1), several leaders on one node.
+    for (const auto &[rpn, leaders] : std::vector<std::pair<const char *, const char *>>{
+             {"1", "1"}, {"3", "1"}, {"3", "2"}, {"5", "3"}})
+      v.push_back({"alltoall",
+                   "node_aware",
+                   {{"ranks_per_node", rpn}, {"alltoall_leaders", leaders}},
+                   std::string(rpn) == "3" ? both : symbolic});
+    v.push_back({"alltoall", "node_aware", {{"alltoall_leaders", "4"}}, symbolic});
     // bcast and reduce trees: below the flat threshold (default 16) they are one flat group.
     for (const char *coll : {"bcast", "reduce"}) {
       v.push_back({coll, "tree", {{"tree_arity", "2"}, {"tree_flat_below", "0"}}, symbolic});
