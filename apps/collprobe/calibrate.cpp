@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <functional>
 #include <map>
@@ -223,6 +224,18 @@ double reduce_bandwidth() {
   return t > 0 ? double(n * sizeof(double)) / t : INFINITY;
 }
 
+double copy_bandwidth() {
+  if (kSimulated) return INFINITY;  // as for reductions: a local copy costs no simulated time
+  const std::size_t n = 4u << 20;
+  std::vector<char> a(n, 1), c(n, 2);
+  volatile char sink = 0;  // the copy is read, so it cannot be left out
+  const double t = timed([&] {
+    std::memcpy(c.data(), a.data(), n);
+    sink = sink + c[n / 2];
+  });
+  return t > 0 ? double(n) / t : INFINITY;
+}
+
 std::string number(double v) {
   if (std::isinf(v)) return "inf";
   char s[32];
@@ -368,6 +381,8 @@ int calibrate(const std::string &path, const std::string &machine, const std::st
   if (!torus_dims.empty() && nodes < 2) say("one node: --torus ignored, no [torus] measured");
   const double red = reduce_bandwidth();
   say("reduction " + number(red) + " B/s");
+  const double copy = copy_bandwidth();
+  say("local copy " + number(copy) + " B/s");
 
   if (w.rank != 0) return 0;
   std::FILE *f = std::fopen(path.c_str(), "w");
@@ -432,6 +447,7 @@ int calibrate(const std::string &path, const std::string &machine, const std::st
                  number(torus.link_bandwidth).c_str(), number(torus.hop_latency).c_str());
   }
   std::fprintf(f, "\n[reduce]\nbandwidth = %s\n", number(red).c_str());
+  std::fprintf(f, "\n[copy]\nbandwidth = %s\n", number(copy).c_str());
   std::fclose(f);
   // The file must be one pcoll accepts.
   const auto back = pcoll::load_machine(path, &error);

@@ -98,10 +98,11 @@ std::shared_ptr<const Machine> parse_machine(const std::string &text, const std:
   *error = toml_file::parse(text, source, [&](const toml::table &root) {
     for (auto &&[k, v] : root) {
       const std::string key(k.str());
-      if (key != "origin" && key != "intra" && key != "inter" && key != "reduce" && key != "tier" &&
-          key != "torus")
-        throw MachineError(line_of(v), "unknown table '" + key +
-                                           "' (known: origin, intra, inter, reduce, tier, torus)");
+      if (key != "origin" && key != "intra" && key != "inter" && key != "reduce" && key != "copy" &&
+          key != "tier" && key != "torus")
+        throw MachineError(line_of(v),
+                           "unknown table '" + key +
+                               "' (known: origin, intra, inter, reduce, copy, tier, torus)");
     }
     if (const toml::node *o = root.get("origin")) {
       const toml::table *ot = o->as_table();
@@ -167,6 +168,12 @@ std::shared_ptr<const Machine> parse_machine(const std::string &text, const std:
     const toml::table &red = table_of(root, "reduce");
     only_keys(red, "reduce", {"bandwidth"});
     m->reduce_bandwidth = number(red, "reduce", "bandwidth", 1e3, 1e15, true, line_of(red));
+    m->copy_bandwidth = m->intra.bandwidth;
+    if (root.contains("copy")) {
+      const toml::table &cp = table_of(root, "copy");
+      only_keys(cp, "copy", {"bandwidth"});
+      m->copy_bandwidth = number(cp, "copy", "bandwidth", 1e3, 1e15, true, line_of(cp));
+    }
   });
   if (!error->empty()) return nullptr;
   return m;

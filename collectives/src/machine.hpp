@@ -39,6 +39,11 @@
 //   [reduce]
 //   bandwidth = 8e9          # B/s: bytes of input one rank reduces into its output
 //
+//   [copy]                   # optional: a plan's local copies (packing, unpacking, folds)
+//   bandwidth = 10e9         # B/s: bytes one rank copies within its memory; default [intra]
+//                            # bandwidth (inf where copies cost nothing: SMPI without
+//                            # simulated computation)
+//
 // Which ranks share a node comes from the communicator (MPI_COMM_TYPE_SHARED, or
 // PCOLL_RANKS_PER_NODE), never from the file. A file that does not parse, has an unknown key or
 // table, a missing key or a value out of range is rejected as a whole with "file:line: reason",
@@ -98,6 +103,7 @@ struct Machine {
   std::vector<Tier> tiers;        // increasing nodes
   Torus torus;
   double reduce_bandwidth = 0;    // B/s
+  double copy_bandwidth = 0;      // B/s ([copy], default intra.bandwidth)
   std::uint64_t fingerprint = 0;  // of the text: ranks must agree on it
 };
 

@@ -235,7 +235,7 @@ double rank_time(const Plan &p, int node, const std::vector<double> *shared, con
   const double g_intra = per_byte(m.intra.bandwidth), g_inter = per_byte(m.inter.bandwidth);
   const double g_rank_intra = per_byte(m.intra.rank_bandwidth);
   const double g_rank_inter = per_byte(m.inter.rank_bandwidth);
-  const double g_red = per_byte(m.reduce_bandwidth);
+  const double g_red = per_byte(m.reduce_bandwidth), g_copy = per_byte(m.copy_bandwidth);
   if (by_phase) by_phase->assign(p.phases.size(), 0.0);
   double total = 0;
   for (std::size_t k = 0; k < p.rounds.size(); ++k) {
@@ -274,7 +274,7 @@ double rank_time(const Plan &p, int node, const std::vector<double> *shared, con
     }
     double local = 0;
     for (const LocalOp &op : rd.ops)
-      local += double(op.src.len) * ts * (op.kind == OpKind::reduce ? g_red : g_intra);
+      local += double(op.src.len) * ts * (op.kind == OpKind::reduce ? g_red : g_copy);
     const double t = cpu + wire + local;
     total += t;
     if (by_phase && rd.phase >= 0 && static_cast<std::size_t>(rd.phase) < by_phase->size())

@@ -90,8 +90,8 @@ struct CollectiveInfo {
   // size-based pairwise dispatch to all_to_all" for alltoall): the name of the algorithm to use,
   // from a request carrying only `auto_params` (resolved like an algorithm's parameters; count,
   // type size and P are values every rank knows identically). The rule's choice must serve the
-  // call; if its restrictions fail, the model-based choice is used. Without a rule, auto is the
-  // lowest model time.
+  // call; if its restrictions fail, or the rule returns nullptr (not a shape it knows), the
+  // model-based choice is used. Without a rule, auto is the lowest model time.
   const char *(*auto_rule)(const PlanRequest &req) = nullptr;
   std::vector<ParamSpec> auto_params;  // declared here: the parameters of the rule
   Expect expect;

@@ -216,7 +216,8 @@ Selection auto_choice(Collective coll, const Config &cfg, const CallShape &shape
     req.ranks_per_node = shape.ranks_per_node;
     req.root = shape.root;
     for (const ParamSpec &p : row.auto_params) req.params.emplace_back(p.name, cfg.integer(p.name));
-    const AlgorithmInfo *a = find_algorithm(coll, row.auto_rule(req));
+    const char *name = row.auto_rule(req);  // nullptr: the model decides
+    const AlgorithmInfo *a = name != nullptr ? find_algorithm(coll, name) : nullptr;
     if (a != nullptr && restriction_failure(*a, shape, cfg).empty()) {
       sel.algo = sel.requested = a;
       sel.why = "the collective's size rule";

@@ -262,7 +262,6 @@ int main(int argc, char **argv) {
     const Decision dec = decide(shape, cfg, rules.get(), 0, model);
     const Selection &sel = dec.selection;
     if (candidates_only) {
-      if (collective_info(coll).auto_rule) die("--candidates: this collective has no cost model");
       for (const Candidate &c :
            distinct(model_candidates(coll, cfg, shape, model, true), cfg, shape)) {
         std::string spec = c.algo->name;
@@ -282,7 +281,7 @@ int main(int argc, char **argv) {
                 machine->origin.empty() ? "" : "; origin: ", machine->origin.c_str());
     std::printf("rules: %s%s%s\n", rules->source.c_str(),
                 rules->origin.empty() ? "" : "; origin: ", rules->origin.c_str());
-    if (!collective_info(coll).auto_rule) {
+    if (!collective_info(coll).auto_rule || sel.by_model) {
       const auto t0 = std::chrono::steady_clock::now();
       (void)model_candidates(coll, cfg, shape, model, false);  // what a first call pays
       const double took =

@@ -330,3 +330,56 @@ TEST_CASE("a torus: dimension-ordered routes, per-hop latency and shared links",
   // (every off-node message one hop) over recursive doubling, for large vectors.
   CHECK(time_of("ring", 8, n, 1, *ring_bw) < time_of("recursive_doubling", 8, n, 1, *ring_bw));
 }
+
+TEST_CASE("[copy]: local copies at their own rate, the intra-node one by default", "[model]") {
+  const auto base = machine(text(0.3e-6, 20e9, 1e-6, 45e9, 50e9));
+  CHECK(base->copy_bandwidth == base->intra.bandwidth);
+  const auto free_copies = machine(text(0.3e-6, 20e9, 1e-6, 45e9, 50e9) + "[copy]\nbandwidth = inf\n");
+  CHECK(std::isinf(free_copies->copy_bandwidth));
+  CHECK(error_of(text(0.3e-6, 20e9, 1e-6, 45e9, 50e9) + "[copy]\nbandwidth = 0\n")
+            .find("out of range") != std::string::npos);
+  CHECK(error_of(text(0.3e-6, 20e9, 1e-6, 45e9, 50e9) + "[copy]\nrate = 1e9\n").find("m.toml:") ==
+        0);
+  // node_aware's leader copies g P blocks into columns and packed buffers as the rows arrive and
+  // unpacks the g (P - g) received from other nodes: at 8 ranks per node, P = 64 and 1 KiB per
+  // destination, free copies take exactly those bytes at 20 GB/s off the critical rank.
+  const AlgorithmInfo *na = find_algorithm(Collective::alltoall, "node_aware");
+  REQUIRE(na != nullptr);
+  CallShape shape = CallShape::in_units(Collective::alltoall, 64, 128, 8);
+  shape.ranks_per_node = 8;
+  const PlanRequest req = plan_request(*na, load_config(), 0, shape);
+  const Topology topo = Topology::blocks(64, 8);
+  const double with = predict(*na, req, *base, topo, true).seconds;
+  const double without = predict(*na, req, *free_copies, topo, true).seconds;
+  CHECK(with - without == Approx((8.0 * 64 + 8.0 * (64 - 8)) * 1024 / 20e9).epsilon(1e-9));
+}
+
+TEST_CASE("alltoall auto: the size rule on one node, the cost model across nodes", "[model]") {
+  // 0.2 us of CPU per message posted: what a rank pays for each of linear's P - 1 messages.
+  const auto m =
+      machine(text(0.3e-6, 20e9, 2e-6, 25e9, 25e9, "[copy]\nbandwidth = 10e9\n", 0.2e-6));
+  auto choose = [&](int P, int rpn, std::size_t count) {
+    CallShape shape = CallShape::in_units(Collective::alltoall, P, count, 8);
+    shape.ranks_per_node = rpn;
+    const Topology topo = Topology::blocks(P, rpn);
+    return auto_choice(Collective::alltoall, load_config(), shape, {m.get(), &topo});
+  };
+  // One node (HPX's dispatch, 4096 B per destination by default).
+  for (int rpn : {0, 8}) {
+    CHECK(std::string(choose(8, rpn, 1).algo->name) == "routed");
+    CHECK_FALSE(choose(8, rpn, 1).by_model);
+    CHECK(std::string(choose(8, rpn, 512).algo->name) == "pairwise");
+  }
+  // Across nodes: 8 B per destination at 32 ranks per node is latency: one aggregated message
+  // per pair of leaders beats P - 1 messages per rank; at 64 KiB per destination the leaders'
+  // two copies of every block cost more than the messages they save.
+  for (int P : {64, 256, 1024}) {
+    INFO("P=" << P);
+    const Selection small = choose(P, 32, 1);
+    CHECK(small.by_model);
+    CHECK(std::string(small.algo->name) == "node_aware");
+    const Selection large = choose(P, 32, 8192);
+    CHECK(large.by_model);
+    CHECK(std::string(large.algo->name) != "node_aware");
+  }
+}

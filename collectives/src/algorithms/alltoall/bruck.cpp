@@ -129,6 +129,11 @@ const AlgorithmInfo &bruck_alltoall_info() {
     a.build = build;
     a.model = model;
     a.explain = explain;
+    // Not a cost-model candidate (across nodes): node_aware was faster in every cell simulated at
+    // P = 256 on the three platform descriptions (8 B - 4 KiB per destination), the model is 20-26%
+    // off for it, and its plans (P/2 block copies per step on every rank) make it the slowest
+    // candidate to evaluate: 8 s of a first call's decision at P = 2048.
+    a.auto_candidate = false;
     return a;
   }();
   return info;

@@ -108,6 +108,7 @@ Plan build(const PlanRequest &req) {
 
   // gather: each row, as it arrives, into the own group's columns and the packed buffers.
   Round &ga = plan.new_round(gather);
+  ga.ops.reserve(g * static_cast<std::size_t>(P));
   for (int s = me; s < me + G.size; ++s) {
     const int rv = s == me ? -1 : add_recv(ga, s, tmp_range(rows0 + (s - me - 1) * row, row));
     for (int d = me; d < me + G.size; ++d) add_copy(ga, row_blk(s, d), col_blk(d, s, n), rv);
@@ -148,6 +149,17 @@ double model(const PlanRequest &req, const CostParams &c) {
   return 2 * (g - 1) * (c.alpha + c.beta * P * n) + (G - 1) * c.alpha + c.beta * n * g * (P - g);
 }
 
+// The leader counts `auto`'s cost model tries besides the configured one: 1, 2, 4, 8 up to the
+// ranks of a node.
+std::vector<std::vector<std::pair<std::string, std::string>>> tunings(const PlanRequest &req) {
+  const int rpn = req.ranks_per_node > 0 && req.ranks_per_node < req.size ? req.ranks_per_node
+                                                                            : req.size;
+  std::vector<std::vector<std::pair<std::string, std::string>>> t;
+  for (int l = 1; l <= 8 && l <= rpn; l *= 2)
+    if (l != req.param("alltoall_leaders")) t.push_back({{"alltoall_leaders", std::to_string(l)}});
+  return t;
+}
+
 std::string explain(const PlanRequest &req) {
   const std::vector<Group> groups = groups_of(req);
   int largest = 0;
@@ -178,6 +190,7 @@ const AlgorithmInfo &node_aware_alltoall_info() {
     a.build = build;
     a.model = model;
     a.explain = explain;
+    a.tunings = tunings;
     a.model_exact = false;
     return a;
   }();

@@ -70,6 +70,11 @@ const AlgorithmInfo &routed_alltoall_info() {
     a.source = "HPX flat communicator (Rings, Trees, and Butterflies: HPX Collectives)";
     a.build = build;
     a.model = model;
+    // The one-node size rule chooses it; the cost model (across nodes) does not consider it: the
+    // root's plan holds P^2 block copies (4 million at P = 2048, seconds to build at a first
+    // call), and every block through one rank is never competitive across nodes, where
+    // node_aware is the same gather, exchange and scatter with one root per node.
+    a.auto_candidate = false;
     return a;
   }();
   return info;

@@ -167,6 +167,9 @@ const AlgorithmInfo &routed_tree_alltoall_info() {
     a.build = build;
     a.model = model;
     a.model_exact = false;
+    // Not a cost-model candidate, as routed: its top-level representatives' plans hold
+    // O(P^2 / arity) block copies, and node_aware is the same scheme with groups aligned to nodes.
+    a.auto_candidate = false;
     return a;
   }();
   return info;
