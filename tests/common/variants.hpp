@@ -62,6 +62,10 @@ inline const std::vector<ExtraVariant> &extra_variants() {
                    "routed_tree",
                    {{"tree_arity", arity}, {"tree_flat_below", "0"}},
                    std::string(arity) == "2" || std::string(arity) == "3" ? both : symbolic});
+    // linear: one peer per round (pairwise's (r+k) order), 3 (uneven last round), all at once.
+    for (const char *batch : {"1", "3", "0"})
+      v.push_back({"alltoall", "linear", {{"alltoall_batch", batch}},
+                   std::string(batch) == "3" ? both : symbolic});
     // node_aware: one rank per node (the direct exchange), partial last nodes (3 ranks per
     // node), groups of unequal size (3 = 2 + 1, 5 = 2 + 2 + 1), several leaders on one node.
     for (const auto &[rpn, leaders] : std::vector<std::pair<const char *, const char *>>{
