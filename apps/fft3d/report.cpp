@@ -57,8 +57,9 @@ void print_header(std::ostream &os, const RunSetup &s) {
        << (t.collective == "alltoall" ? "Alltoall" : "Alltoallv") << " over " << t.peers
        << " ranks, " << bytes_string(t.min_bytes, t.max_bytes) << " per destination";
     if (t.collective == "alltoall")
-      os << " (auto: " << (t.max_bytes >= s.pairwise_threshold ? "pairwise" : "routed")
-         << ", pairwise_threshold " << s.pairwise_threshold << " B)";
+      os << " (auto on one node: " << (t.max_bytes >= s.pairwise_threshold ? "pairwise" : "routed")
+         << ", pairwise_threshold " << s.pairwise_threshold
+         << " B; across nodes the cost model chooses)";
     else
       os << " (alltoallv auto: pairwise, no size dispatch)";
     os << "\n";
@@ -67,7 +68,7 @@ void print_header(std::ostream &os, const RunSetup &s) {
   if (biggest > 0 && s.pairwise_threshold > 0) {
     // Bytes per destination grow as the grid's volume: scaling every axis by f scales them by f^3.
     const double f = std::cbrt(double(s.pairwise_threshold) / double(biggest));
-    os << "fft3d: auto's pairwise/small-message dispatch switches at " << s.pairwise_threshold
+    os << "fft3d: auto's one-node pairwise/small-message dispatch switches at " << s.pairwise_threshold
        << " B per destination: for this P and decomposition, at about the grid "
        << std::lround(s.grid[0] * f) << "x" << std::lround(s.grid[1] * f) << "x"
        << std::lround(s.grid[2] * f) << " (this grid times " << std::setprecision(3) << f
