@@ -156,6 +156,9 @@ TEST_CASE("large P: plans pair up and cannot deadlock", "[plan][allreduce]") {
     for (const Variant &v : variants()) {
       if (!mine()) continue;
       if (v.algo == "ring" && !v.set.empty() && v.set[0].second != "0") continue;
+      // All-to-all plans hold P^2 messages in all (a million at P = 1024): the defaults only
+      // here; every parameter variant is verified at P = 1..64 above.
+      if (v.coll == Collective::alltoall && !v.set.empty()) continue;
       const AlgorithmInfo *algo = find_algorithm(v.coll, v.algo);
       Config cfg = load_config();
       std::vector<std::pair<int, std::string>> ov;

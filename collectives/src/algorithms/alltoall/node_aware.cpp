@@ -106,10 +106,12 @@ Plan build(const PlanRequest &req) {
     return plan;
   }
 
-  // gather: each row, as it arrives, into the own group's columns and the packed buffers.
+  // gather: each row, as it arrives, into the own group's columns and the packed buffers; the
+  // leader's own row last (a copy that waits for no receive waits for all of the round's).
   Round &ga = plan.new_round(gather);
   ga.ops.reserve(g * static_cast<std::size_t>(P));
-  for (int s = me; s < me + G.size; ++s) {
+  for (int i = 1; i <= G.size; ++i) {
+    const int s = me + i % G.size;
     const int rv = s == me ? -1 : add_recv(ga, s, tmp_range(rows0 + (s - me - 1) * row, row));
     for (int d = me; d < me + G.size; ++d) add_copy(ga, row_blk(s, d), col_blk(d, s, n), rv);
     for (std::size_t b = 0; b < groups.size(); ++b) {
