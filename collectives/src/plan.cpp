@@ -93,8 +93,12 @@ void finalize_plan(Plan &plan) {
   for (auto &round : plan.rounds)
     for (auto &op : round.ops) {
       op.after_sends = false;
+      // A reduction whose src is not on the left may be computed into src (reduce.cpp, user
+      // ops): src is then written too.
+      const bool writes_src = op.kind == OpKind::reduce && !op.src_is_left;
       for (const auto &s : round.sends)
-        op.after_sends = op.after_sends || overlaps(op.dst, s.range);
+        op.after_sends = op.after_sends || overlaps(op.dst, s.range) ||
+                         (writes_src && overlaps(op.src, s.range));
     }
 }
 

@@ -52,8 +52,9 @@ struct LocalOp {
   bool src_is_left = true;
   // Index into the round's recvs after whose completion this op may run; -1: after all recvs.
   int after_recv = -1;
-  // Set by finalize_plan(): dst overlaps a range sent in the same round, so the executor must
-  // complete the round's sends before running this op (MPI forbids touching a pending send).
+  // Set by finalize_plan(): dst (or the src of a reduction not on the left, which the executor
+  // may write) overlaps a range sent in the same round, so the executor must complete the
+  // round's sends before running this op (MPI forbids touching a pending send).
   bool after_sends = false;
 };
 

@@ -101,3 +101,21 @@ TEST_CASE("reading uninitialised scratch is caught", "[verify]") {
   const std::string e = verify_schedule(make_schedule(plans), opts(4));
   REQUIRE(e.find("uninitialised") != std::string::npos);
 }
+
+TEST_CASE("finalize_plan: an op waits for the round's sends of what it may write", "[plan]") {
+  // The executor may compute a reduction whose src is not on the left into src (user ops,
+  // reduce.cpp): a pending send of src must complete first, as one of dst must.
+  Plan p;
+  Round &r = p.new_round(0);
+  add_send(r, 1, out_range(0, 4));
+  const int rv = add_recv(r, 1, tmp_range(0, 4));
+  add_reduce(r, out_range(0, 4), tmp_range(4, 4), false, rv);  // src sent, may be written
+  add_reduce(r, out_range(0, 4), tmp_range(8, 4), true, rv);   // src sent, only read
+  add_reduce(r, tmp_range(0, 4), out_range(0, 4), true, rv);   // dst sent
+  add_copy(r, out_range(0, 4), tmp_range(12, 4));               // src sent, only read
+  finalize_plan(p);
+  CHECK(r.ops[0].after_sends);
+  CHECK_FALSE(r.ops[1].after_sends);
+  CHECK(r.ops[2].after_sends);
+  CHECK_FALSE(r.ops[3].after_sends);
+}
