@@ -1,0 +1,158 @@
+// recexch: k-nomial recursive exchange of the whole vector (MPICH's allreduce_intra_recexch with
+// its latency-optimal "whole vector" exchange, MPIR_CVAR_ALLREDUCE_RECEXCH_KVAL; Thakur,
+// Rabenseifner and Gropp's recursive doubling with radix k instead of 2). MPICH suggests a
+// radix near the NICs or the ranks of a node.
+//
+// With q = k^m the largest power of the radix k = recexch_radix not above P (k = P if P < k):
+//   fold:     rank r >= q sends its vector to r mod q, which reduces what it receives, in rank
+//             order (at most k-1 vectors: P < k q);
+//   exchange: in step s = 0..m-1, with d = k^s, the k ranks base + j d (j = 0..k-1, base the rank
+//             with its digit s cleared) send each other their whole partial results and each
+//             reduces all k in the order j = 0..k-1 (the same expression on every member, so all
+//             ranks end with the same bits); after m steps every rank below q holds the result;
+//   unfold:   rank j < q sends it to the ranks r >= q with r mod q = j.
+// log_k P steps of k-1 messages each, against recursive doubling's log2 P steps of one: fewer
+// dependent steps for more messages in flight per step (on a node link shared by the ranks of a
+// node, or several NICs).
+//
+// Restrictions: commutative operations (the folded ranks join out of rank order). The radix is
+// capped at P.
+// Cost (c = ceil((P - q) / q) folded vectors at rank 0, f = 1 if c > 0): T ~ 2c (alpha + beta n)
+//   + m (k-1)(alpha + beta n) + (c + m (k-1)) gamma n, plus a copy of n per step on the ranks
+//   whose digit is not 0; an estimate (model_exact = false). Temporary: k n bytes.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "../../registry.hpp"
+
+namespace pcoll {
+namespace {
+
+struct Shape {
+  int k = 2;  // the radix used
+  int q = 1;  // k^m <= P
+  int m = 0;  // exchange steps
+};
+
+Shape shape_of(const PlanRequest &req) {
+  const int P = req.size;
+  Shape s;
+  s.k = static_cast<int>(std::min<long long>(req.param("recexch_radix"), std::max(P, 2)));
+  s.q = 1;
+  while (static_cast<long long>(s.q) * s.k <= P) {
+    s.q *= s.k;
+    ++s.m;
+  }
+  return s;
+}
+
+Plan build(const PlanRequest &req) {
+  Plan plan;
+  const int fold_ph = plan.phase_index("fold"), xch = plan.phase_index("exchange"),
+            unfold_ph = plan.phase_index("unfold");
+  const std::size_t n = req.count;
+  const int P = req.size, me = req.rank;
+  if (P == 1 || n == 0) return plan;
+  const Shape s = shape_of(req);
+  const int k = s.k, q = s.q;
+  plan.tmp_elems = static_cast<std::size_t>(k) * n;
+  auto slot = [n](int j) { return tmp_range(static_cast<std::size_t>(j) * n, n); };
+  const Range out = out_range(0, n);
+
+  if (me >= q) {  // folded: contribute, then receive the result
+    add_send(plan.new_round(fold_ph), me % q, out);
+    add_recv(plan.new_round(unfold_ph), me % q, out);
+    return plan;
+  }
+  // fold: the extras r = me + q, me + 2q, ... in rank order.
+  if (me + q < P) {
+    Round &r = plan.new_round(fold_ph);
+    int i = 0;
+    for (int x = me + q; x < P; x += q, ++i) {
+      const int rv = add_recv(r, x, slot(i));
+      add_reduce(r, slot(i), out, false, rv);
+    }
+  }
+  // exchange: m steps of k - 1 peers.
+  for (int step = 0, d = 1; step < s.m; ++step, d *= k) {
+    const int digit = me / d % k, base = me - digit * d;
+    Round &r = plan.new_round(xch);
+    std::vector<int> recv_of(static_cast<std::size_t>(k), -1);
+    for (int j = 0; j < k; ++j) {
+      if (j == digit) continue;
+      recv_of[static_cast<std::size_t>(j)] = add_recv(r, base + j * d, slot(j));
+      add_send(r, base + j * d, out);
+    }
+    // acc = v_0, then acc (+) v_j for j = 1..k-1, the accumulator always on the left. Rank j = 0
+    // accumulates in out, each v_j as it arrives. The others accumulate in slot 0 (v_0 as
+    // received) once every vector is there (an op that names no receive waits for all), and copy
+    // it to out at the end (after the sends of out).
+    if (digit == 0) {
+      for (int j = 1; j < k; ++j)
+        add_reduce(r, slot(j), out, false, recv_of[static_cast<std::size_t>(j)]);
+    } else {
+      for (int j = 1; j < k; ++j) add_reduce(r, j == digit ? out : slot(j), slot(0), false);
+      add_copy(r, slot(0), out);
+    }
+  }
+  // unfold: the result to the extras.
+  if (me + q < P) {
+    Round &r = plan.new_round(unfold_ph);
+    for (int x = me + q; x < P; x += q) add_send(r, x, out);
+  }
+  return plan;
+}
+
+double model(const PlanRequest &req, const CostParams &c) {
+  if (req.size == 1 || req.count == 0) return 0;
+  const Shape s = shape_of(req);
+  const double n = double(req.count * req.type_size);
+  const double folded = double((req.size - s.q + s.q - 1) / s.q);
+  const double msgs = 2 * folded + double(s.m) * (s.k - 1);
+  return msgs * (c.alpha + c.beta * n) + (folded + double(s.m) * (s.k - 1)) * c.gamma * n;
+}
+
+std::string explain(const PlanRequest &req) {
+  const Shape s = shape_of(req);
+  return "radix " + std::to_string(s.k) + ", " + std::to_string(s.m) + " steps over " +
+         std::to_string(s.q) + " ranks, " + std::to_string(req.size - s.q) + " folded";
+}
+
+// The radices `auto`'s cost model tries besides the configured one.
+std::vector<std::vector<std::pair<std::string, std::string>>> tunings(const PlanRequest &req) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> t;
+  for (int k : {4, 8, 16})
+    if (k <= req.size && k != req.param("recexch_radix"))
+      t.push_back({{"recexch_radix", std::to_string(k)}});
+  return t;
+}
+
+}  // namespace
+
+const AlgorithmInfo &recexch_allreduce_info() {
+  static const AlgorithmInfo info = [] {
+    AlgorithmInfo a;
+    a.coll = Collective::allreduce;
+    a.name = "recexch";
+    a.description =
+        "k-nomial recursive exchange of the whole vector: log_k P steps of k-1 peers (radix "
+        "recexch_radix); folded ranks beyond the largest power of k";
+    a.source =
+        "MPICH allreduce_intra_recexch; Thakur, Rabenseifner and Gropp 2005 (recursive doubling)";
+    a.restrictions.needs_commutative = true;
+    a.params = {ParamSpec::integer("recexch_radix", "4")
+                    .range(2, 1 << 20)
+                    .about("allreduce recexch: radix k (log_k P steps of k-1 messages each; "
+                           "capped at P: k >= P is one step of P-1 messages)")};
+    a.build = build;
+    a.model = model;
+    a.explain = explain;
+    a.tunings = tunings;
+    a.model_exact = false;
+    return a;
+  }();
+  return info;
+}
+
+}  // namespace pcoll
