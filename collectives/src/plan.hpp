@@ -48,7 +48,9 @@ struct LocalOp {
   Range dst;  // dst.len == src.len
   // For reductions: true when the values in src come from lower ranks than those in dst, so
   // that non-commutative operations are applied in rank order. When false the executor may
-  // overwrite src (it computes into src and copies back) unless the op is commutative.
+  // overwrite src: for user-defined ops, commutative or not, it computes into src and copies
+  // back (reduce.cpp; MPI_Reduce_local only writes its second buffer); finalize_plan() then
+  // protects a pending send of src.
   bool src_is_left = true;
   // Index into the round's recvs after whose completion this op may run; -1: after all recvs.
   int after_recv = -1;
