@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "../../registry.hpp"
+#include "../patterns/direct_exchange.hpp"
 
 namespace pcoll {
 namespace {
@@ -29,19 +30,8 @@ int batch_of(const PlanRequest &req) {
 Plan build(const PlanRequest &req) {
   Plan plan;
   const int ph = plan.phase_index("exchange");
-  const int P = req.size, me = req.rank;
-  const std::size_t n = req.count;
-  if (n == 0) return plan;
-  auto blk = [n](int q) { return static_cast<std::size_t>(q) * n; };
-  const int batch = batch_of(req);
-  add_copy(plan.new_round(ph), in_range(blk(me), n), out_range(blk(me), n));
-  for (int k = 1; k < P; ++k) {
-    // A new round every `batch` peers; the first round also holds the local copy.
-    Round &r = k == 1 || (k - 1) % batch != 0 ? plan.rounds.back() : plan.new_round(ph);
-    const int from = (me - k + P) % P, to = (me + k) % P;
-    add_recv(r, from, out_range(blk(from), n));
-    add_send(r, to, in_range(blk(to), n));
-  }
+  if (req.count == 0) return plan;
+  direct_exchange(plan, ph, req.rank, req.size, req.count, batch_of(req), false);
   return plan;
 }
 

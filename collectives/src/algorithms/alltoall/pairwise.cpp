@@ -10,6 +10,7 @@
 // Restrictions: none (any P, any count).
 // Cost (n = bytes per destination): T = (P-1)(alpha + beta n). Temporary: none.
 #include "../../registry.hpp"
+#include "../patterns/direct_exchange.hpp"
 
 namespace pcoll {
 namespace {
@@ -21,20 +22,8 @@ bool power_of_two(int p) {
 Plan build(const PlanRequest &req) {
   Plan plan;
   const int ph = plan.phase_index("exchange");
-  const int P = req.size, me = req.rank;
-  const std::size_t n = req.count;
-  if (n == 0) return plan;
-  auto blk = [n](int q) { return static_cast<std::size_t>(q) * n; };
-  add_copy(plan.new_round(ph), in_range(blk(me), n), out_range(blk(me), n));
-  const bool xor_partners = power_of_two(P);
-  for (int k = 1; k < P; ++k) {
-    const int to = xor_partners ? me ^ k : (me + k) % P;
-    const int from = xor_partners ? me ^ k : (me - k + P) % P;
-    // The first round also holds the local copy: it touches neither message.
-    Round &r = k == 1 ? plan.rounds.back() : plan.new_round(ph);
-    add_recv(r, from, out_range(blk(from), n));
-    add_send(r, to, in_range(blk(to), n));
-  }
+  if (req.count == 0) return plan;
+  direct_exchange(plan, ph, req.rank, req.size, req.count, 1, power_of_two(req.size));
   return plan;
 }
 
