@@ -1,8 +1,8 @@
 // node_aware: the leader-based all-to-all of node-aware MPIs (the node-level aggregation of
 // Kumar, Mamidala and Panda, "Scaling alltoall collective on multi-core systems", IPDPS 2008;
-// MPICH's multi-leader alltoall, pmodels/mpich issue 3769: 3.84x at 32 nodes x 40 ranks). The ranks of every node are cut into alltoall_leaders groups of
-// consecutive ranks (sizes differ by at most one; a node with fewer ranks has one group per rank),
-// each led by its first rank:
+// MPICH's multi-leader alltoall, pmodels/mpich issue 3769: 3.84x at 32 nodes x 40 ranks). The
+// ranks of every node are cut into alltoall_leaders groups of consecutive ranks (sizes differ by
+// at most one; a node with fewer ranks has one group per rank), each led by its first rank:
 //   gather:   every member sends its whole row (its P blocks) to its leader, which packs each
 //             arriving row into one buffer per other group, destination by destination, sources
 //             in rank order (blocks for its own group go straight into the destination columns);
@@ -73,9 +73,21 @@ Plan build(const PlanRequest &req) {
     add_recv(plan.new_round(scatter), G.lo, out_range(0, row));
     return plan;
   }
+  const auto g = static_cast<std::size_t>(G.size);
+  if (g == 1) {  // a group of one: blocks go straight out of the input and into the output
+    Round &x = plan.new_round(exchange);
+    add_copy(x, in_range(blk(me), n), out_range(blk(me), n));
+    for (std::size_t b = 0; b < groups.size(); ++b) {
+      if (b == mine) continue;
+      const std::size_t len = blk(groups[b].size);
+      add_recv(x, groups[b].lo, out_range(blk(groups[b].lo), len));
+      add_send(x, groups[b].lo, in_range(blk(groups[b].lo), len));
+    }
+    return plan;
+  }
+
   // The leader. Rows of members lo+1.. at rows0, their columns at cols0; its own row is its input
   // and its own column its output. Then one packed buffer per other group, and one received one.
-  const auto g = static_cast<std::size_t>(G.size);
   const std::size_t rows0 = 0, cols0 = (g - 1) * row, pack0 = cols0 + (g - 1) * row,
                     unpack0 = pack0 + blk(g * (P - g));
   plan.tmp_elems = unpack0 + blk(g * (P - g));
@@ -91,19 +103,6 @@ Plan build(const PlanRequest &req) {
     if (b == mine) continue;
     at[b] = off;
     off += blk(g * static_cast<std::size_t>(groups[b].size));
-  }
-
-  if (g == 1) {  // no one to gather from: blocks go out of the input and land in the output
-    Round &x = plan.new_round(exchange);
-    add_copy(x, in_range(blk(me), n), out_range(blk(me), n));
-    for (std::size_t b = 0; b < groups.size(); ++b) {
-      if (b == mine) continue;
-      const std::size_t len = blk(groups[b].size);
-      add_recv(x, groups[b].lo, out_range(blk(groups[b].lo), len));
-      add_send(x, groups[b].lo, in_range(blk(groups[b].lo), len));
-    }
-    plan.tmp_elems = 0;
-    return plan;
   }
 
   // gather: each row, as it arrives, into the own group's columns and the packed buffers; the
