@@ -8,8 +8,6 @@ namespace pcoll {
 
 namespace {
 
-constexpr int kTag = 0x7c01;  // on the private communicator: never seen by the application
-
 char *address(const ExecBuffers &b, const Range &r) {
   char *base = nullptr;
   switch (r.buf) {
@@ -41,6 +39,27 @@ int complete_all(MPI_Request *req, std::size_t n) {
   return rc;
 }
 
+// The nonblocking twin of complete_all: true when every request of the round is complete. A
+// request whose test fails counts as complete (its error is the call's), so that an error never
+// leaves a cursor polling forever.
+bool test_all(MPI_Request *req, std::size_t n, int *err) {
+  if (n == 0) return true;
+  int flag = 0;
+  const int rc = PMPI_Testall(static_cast<int>(n), req, &flag, MPI_STATUSES_IGNORE);
+  if (rc == MPI_SUCCESS) return flag != 0;
+  if (*err == MPI_SUCCESS) *err = rc;
+  bool all = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (req[i] == MPI_REQUEST_NULL) continue;
+    int one = 0;
+    if (PMPI_Test(&req[i], &one, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      req[i] = MPI_REQUEST_NULL;
+    else if (!one)
+      all = false;
+  }
+  return all;
+}
+
 // The common round of the recursive and ring schedules: one message each way (or only one of
 // the two) and local operations that all run after it. Blocking PMPI_Sendrecv/Recv/Send do in
 // one library call what Irecv+Isend+Waitall do in three, with no request bookkeeping; the
@@ -52,96 +71,154 @@ bool is_simple(const Round &round) {
   return true;
 }
 
-int simple_transfers(const Round &round, const ExecBuffers &bufs, MPI_Comm comm) {
+int simple_transfers(const Round &round, const ExecBuffers &bufs, MPI_Comm comm, int tag) {
   const bool r = !round.recvs.empty(), s = !round.sends.empty();
   if (r && s) {
     const Xfer &x = round.sends[0], &y = round.recvs[0];
-    return PMPI_Sendrecv(address(bufs, x.range), bytes(bufs, x.range), MPI_BYTE, x.peer, kTag,
-                         address(bufs, y.range), bytes(bufs, y.range), MPI_BYTE, y.peer, kTag, comm,
+    return PMPI_Sendrecv(address(bufs, x.range), bytes(bufs, x.range), MPI_BYTE, x.peer, tag,
+                         address(bufs, y.range), bytes(bufs, y.range), MPI_BYTE, y.peer, tag, comm,
                          MPI_STATUS_IGNORE);
   }
   if (r) {
     const Xfer &y = round.recvs[0];
-    return PMPI_Recv(address(bufs, y.range), bytes(bufs, y.range), MPI_BYTE, y.peer, kTag, comm,
+    return PMPI_Recv(address(bufs, y.range), bytes(bufs, y.range), MPI_BYTE, y.peer, tag, comm,
                      MPI_STATUS_IGNORE);
   }
   if (s) {
     const Xfer &x = round.sends[0];
-    return PMPI_Send(address(bufs, x.range), bytes(bufs, x.range), MPI_BYTE, x.peer, kTag, comm);
+    return PMPI_Send(address(bufs, x.range), bytes(bufs, x.range), MPI_BYTE, x.peer, tag, comm);
   }
   return MPI_SUCCESS;
 }
 
 }  // namespace
 
-int execute(const Plan &plan, const ExecBuffers &bufs, const Reducer &reducer, Context &ctx,
-            std::vector<double> *phase_seconds) {
-  std::vector<MPI_Request> &req = ctx.requests();
-  const MPI_Comm comm = ctx.comm();
-  // MPICH's errflag: after the first error (a failed post, wait or reduction) this rank keeps
-  // posting and completing every remaining transfer of the plan, so that no peer is left waiting
-  // for a message that will never come; it only skips the local operations (the data is
-  // meaningless by then) and returns the first error at the end.
-  int err = MPI_SUCCESS;
-  auto note = [&err](int rc) {
-    if (err == MPI_SUCCESS && rc != MPI_SUCCESS) err = rc;
-    return rc == MPI_SUCCESS;
-  };
-  auto run_op = [&](const LocalOp &op) {
-    if (op.kind == OpKind::copy) {
-      std::memmove(address(bufs, op.dst), address(bufs, op.src), op.src.len * bufs.elem_bytes);
-      return true;
-    }
-    return note(
-        reducer.apply(address(bufs, op.src), address(bufs, op.dst), op.src.len, op.src_is_left));
-  };
-  if (phase_seconds && phase_seconds->size() < plan.phases.size())
-    phase_seconds->resize(plan.phases.size());
-  for (const Round &round : plan.rounds) {
+bool Cursor::run_op(const LocalOp &op) {
+  if (op.kind == OpKind::copy) {
+    std::memmove(address(bufs_, op.dst), address(bufs_, op.src), op.src.len * bufs_.elem_bytes);
+    return true;
+  }
+  return note(
+      reducer_->apply(address(bufs_, op.src), address(bufs_, op.dst), op.src.len, op.src_is_left));
+}
+
+// 1 when the n requests are complete (with any error noted), 0 when some are not yet (never
+// when blocking).
+template <bool Block>
+int Cursor::wait_some(MPI_Request *r, std::size_t n) {
+  if (n == 0) return 1;
+  if constexpr (Block) {
+    note(n == 1 ? PMPI_Wait(r, MPI_STATUS_IGNORE)
+                : PMPI_Waitall(static_cast<int>(n), r, MPI_STATUSES_IGNORE));
+    return 1;
+  } else {
+    int flag = 0;
+    const int rc = n == 1 ? PMPI_Test(r, &flag, MPI_STATUS_IGNORE)
+                          : PMPI_Testall(static_cast<int>(n), r, &flag, MPI_STATUSES_IGNORE);
+    if (!note(rc)) return 1;  // the round's completion below finishes what is left
+    return flag != 0;
+  }
+}
+
+template <bool Block>
+bool Cursor::step(std::vector<double> *phase_seconds) {
+  if (phase_seconds && phase_seconds->size() < plan_->phases.size())
+    phase_seconds->resize(plan_->phases.size());
+  while (round_ < plan_->rounds.size()) {
+    const Round &round = plan_->rounds[round_];
     const double t0 = phase_seconds ? MPI_Wtime() : 0.0;
-    if (is_simple(round)) {
-      if (note(simple_transfers(round, bufs, comm)))
-        for (const LocalOp &op : round.ops)
-          if (err != MPI_SUCCESS || !run_op(op)) break;
-    } else {
-      const std::size_t nr = round.recvs.size(), ns = round.sends.size();
-      if (req.size() < nr + ns) req.resize(nr + ns);
-      for (std::size_t i = 0; i < nr; ++i) {
-        const Xfer &x = round.recvs[i];
-        req[i] = MPI_REQUEST_NULL;
-        note(PMPI_Irecv(address(bufs, x.range), bytes(bufs, x.range), MPI_BYTE, x.peer, kTag, comm,
-                        &req[i]));
-      }
-      for (std::size_t i = 0; i < ns; ++i) {
-        const Xfer &x = round.sends[i];
-        req[nr + i] = MPI_REQUEST_NULL;
-        note(PMPI_Isend(address(bufs, x.range), bytes(bufs, x.range), MPI_BYTE, x.peer, kTag, comm,
-                        &req[nr + i]));
-      }
-      bool all_recvs = nr == 0, all_sends = ns == 0;
-      for (const LocalOp &op : round.ops) {
-        if (err != MPI_SUCCESS) break;
-        if (op.after_recv >= 0) {
-          if (!note(PMPI_Wait(&req[static_cast<std::size_t>(op.after_recv)], MPI_STATUS_IGNORE)))
-            break;
-        } else if (!all_recvs) {
-          all_recvs = true;
-          if (!note(PMPI_Waitall(static_cast<int>(nr), req.data(), MPI_STATUSES_IGNORE))) break;
+    bool finished = false;
+    const std::size_t nr = round.recvs.size(), ns = round.sends.size();
+    if (!posted_) {
+      if (Block && is_simple(round)) {
+        if (note(simple_transfers(round, bufs_, comm_, tag_)))
+          for (const LocalOp &op : round.ops)
+            if (err_ != MPI_SUCCESS || !run_op(op)) break;
+        finished = true;
+      } else {
+        std::vector<MPI_Request> &req = *req_;
+        if (req.size() < nr + ns) req.resize(nr + ns);
+        for (std::size_t i = 0; i < nr; ++i) {
+          const Xfer &x = round.recvs[i];
+          req[i] = MPI_REQUEST_NULL;
+          note(PMPI_Irecv(address(bufs_, x.range), bytes(bufs_, x.range), MPI_BYTE, x.peer, tag_,
+                          comm_, &req[i]));
         }
-        if (op.after_sends && !all_sends) {
-          all_sends = true;
-          if (!note(PMPI_Waitall(static_cast<int>(ns), req.data() + nr, MPI_STATUSES_IGNORE)))
+        for (std::size_t i = 0; i < ns; ++i) {
+          const Xfer &x = round.sends[i];
+          req[nr + i] = MPI_REQUEST_NULL;
+          note(PMPI_Isend(address(bufs_, x.range), bytes(bufs_, x.range), MPI_BYTE, x.peer, tag_,
+                          comm_, &req[nr + i]));
+        }
+        posted_ = true;
+        op_ = 0;
+        all_recvs_ = nr == 0;
+        all_sends_ = ns == 0;
+      }
+    }
+    if (!finished) {
+      MPI_Request *req = req_->data();
+      bool waiting = false;
+      for (; op_ < round.ops.size(); ++op_) {
+        if (err_ != MPI_SUCCESS) break;
+        const LocalOp &op = round.ops[op_];
+        if (op.after_recv >= 0) {
+          if (!wait_some<Block>(&req[static_cast<std::size_t>(op.after_recv)], 1)) {
+            waiting = true;
             break;
+          }
+        } else if (!all_recvs_) {
+          if (!wait_some<Block>(req, nr)) {
+            waiting = true;
+            break;
+          }
+          all_recvs_ = true;
+        }
+        if (err_ != MPI_SUCCESS) break;
+        if (op.after_sends && !all_sends_) {
+          if (!wait_some<Block>(req + nr, ns)) {
+            waiting = true;
+            break;
+          }
+          all_sends_ = true;
+          if (err_ != MPI_SUCCESS) break;
         }
         if (!run_op(op)) break;
       }
-      // Completed requests are MPI_REQUEST_NULL now, so one Waitall finishes the round, whatever
-      // happened above: a round never returns with a request of ours outstanding.
-      note(complete_all(req.data(), nr + ns));
+      if (!waiting) {
+        if (err_ != MPI_SUCCESS) op_ = round.ops.size();  // an error skips the rest
+        // Completed requests are MPI_REQUEST_NULL now, so one Waitall finishes the round,
+        // whatever happened above: a round never ends with a request of ours outstanding.
+        if constexpr (Block) {
+          note(complete_all(req, nr + ns));
+          finished = true;
+        } else {
+          finished = test_all(req, nr + ns, &err_);
+        }
+      }
     }
     if (phase_seconds) (*phase_seconds)[static_cast<std::size_t>(round.phase)] += MPI_Wtime() - t0;
+    if (!finished) return false;
+    posted_ = false;
+    ++round_;
   }
-  return err;
+  return true;
+}
+
+int Cursor::run_blocking(std::vector<double> *phase_seconds) {
+  if (plan_ != nullptr) step<true>(phase_seconds);
+  return err_;
+}
+
+bool Cursor::advance(std::vector<double> *phase_seconds) {
+  return plan_ == nullptr || step<false>(phase_seconds);
+}
+
+int execute(const Plan &plan, const ExecBuffers &bufs, const Reducer &reducer, Context &ctx,
+            std::vector<double> *phase_seconds) {
+  Cursor c;
+  c.reset(&plan, bufs, &reducer, ctx.comm(), kBlockingTag, &ctx.requests());
+  return c.run_blocking(phase_seconds);
 }
 
 }  // namespace pcoll
