@@ -20,6 +20,7 @@
 #include "executor.hpp"
 #include "reduce.hpp"
 #include "registry.hpp"
+#include "request.hpp"
 #include "select.hpp"
 #include "trace/recorder.hpp"
 
@@ -297,12 +298,189 @@ struct PhaseTimer {
   }
 };
 
+// How a call runs: blocking, or handed to the program as a request (nonblocking: started now;
+// persistent: started by PCOLL_Start, as often as the program likes).
+struct Async {
+  MPI_Request *request = nullptr;  // null: a blocking call
+  Operation::Kind kind = Operation::Kind::nonblocking;
+  bool blocking() const { return request == nullptr; }
+};
+
+// The vendor in the signature's units (Signature::vendor_in_units): each side an array of base
+// values, converted from and to the user's layout where that is not one already.
+struct UnitsStaging {
+  Call c;
+  Signature sig;
+  bool input_in_recv = false;
+  MPI_Comm pc = MPI_COMM_NULL;
+  bool send_direct = true, recv_direct = true;
+  std::size_t send_units = 0, recv_units = 0, send_area = 0, recv_area = 0, tmp_area = 0;
+
+  UnitsStaging(const Call &call, const Signature &s, bool in_recv, MPI_Comm p)
+      : c(call), sig(s), input_in_recv(in_recv), pc(p) {
+    const TypeInfo &bt = describe_type(sig.unit_type);
+    const auto bext = static_cast<std::size_t>(bt.extent);
+    const std::size_t unit = sig.shape.unit;
+    send_direct = c.in_place() || (sig.send.as_is && bt.dense);
+    recv_direct = sig.recv.as_is && bt.dense;
+    send_units = sig.send.bytes / unit;
+    recv_units = sig.recv.bytes / unit;
+    send_area = send_direct ? 0 : round_up(send_units * bext);
+    recv_area = recv_direct ? 0 : round_up(recv_units * bext);
+    tmp_area = bt.dense ? 0 : std::max(sig.send.bytes, sig.recv.bytes);
+  }
+  std::size_t scratch_bytes() const { return send_area + recv_area + tmp_area; }
+  // The buffers the vendor is called with, staged from the user's.
+  int stage(char *scratch, const void **in, void **out, PhaseTimer &t) const {
+    char *tmp = scratch + send_area + recv_area;
+    *in = c.sendbuf;
+    *out = c.recvbuf;
+    int rc = MPI_SUCCESS;
+    if (!send_direct || !recv_direct) t.start();
+    if (!send_direct) {
+      rc = to_base_array(c.sendbuf, c.sendcount, c.sendtype, scratch, static_cast<int>(send_units),
+                         sig.unit_type, tmp, pc);
+      *in = scratch;
+    }
+    if (!recv_direct) {
+      *out = scratch + send_area;
+      if (rc == MPI_SUCCESS && input_in_recv)
+        rc = to_base_array(c.recvbuf, c.recvcount, c.recvtype, *out, static_cast<int>(recv_units),
+                           sig.unit_type, tmp, pc);
+    }
+    if (!send_direct || !recv_direct) t.stop();
+    return rc;
+  }
+  // The vendor's result, back in the user's layout.
+  int unstage(char *scratch, PhaseTimer &t) const {
+    if (recv_direct || sig.out_count == 0) return MPI_SUCCESS;
+    t.start();
+    const int rc = from_base_array(scratch + send_area,
+                                   static_cast<int>(sig.out_bytes / sig.shape.unit), sig.unit_type,
+                                   c.recvbuf, sig.out_count, c.recvtype,
+                                   scratch + send_area + recv_area, pc);
+    t.stop();
+    return rc;
+  }
+};
+
+// The plan's buffers: its temporary space, the staged in-place input and the packed sides, in
+// one scratch area; stage() before the plan runs, unstage() after.
+struct PlanStaging {
+  Call c;
+  const Signature *sig = nullptr;
+  const CollectiveInfo *row = nullptr;
+  const Plan *plan = nullptr;
+  const VectorLayout *vl = nullptr;  // alltoallv
+  int rank = 0, size = 1;
+  MPI_Comm pc = MPI_COMM_NULL;
+  std::size_t unit = 1;
+  bool input_in_recv = false, pack_send = false, pack_recv = false, staged = false;
+  bool has_output = true;
+  std::size_t send_bytes = 0, recv_bytes = 0;
+  std::size_t tmp_bytes = 0, staged_bytes = 0, packed_in_bytes = 0, packed_out_bytes = 0;
+
+  PlanStaging(const Call &call, const Signature &s, const Plan &p, const VectorLayout *layout,
+              const Context &ctx)
+      : c(call), sig(&s), row(&collective_info(call.coll)), plan(&p), vl(layout),
+        rank(ctx.rank()), size(ctx.size()), pc(ctx.comm()), unit(s.shape.unit) {
+    // The input lives in the receive buffer (in place) and must be read from it on this rank.
+    input_in_recv = c.in_place() && (!row->takes_root || rank == c.root);
+    pack_send = vl ? vl->pack_send : !c.in_place() && !sig->send.as_is;
+    pack_recv = vl ? vl->pack_recv : !sig->recv.as_is;
+    send_bytes = vl ? vl->send_total : sig->send.bytes;
+    recv_bytes = vl ? vl->recv_total : sig->recv.bytes;
+    staged = c.in_place() && row->in_place_staged;
+    has_output = !row->expect.root_only || rank == c.root;
+    tmp_bytes = round_up(plan->tmp_elems * unit);
+    staged_bytes = staged ? round_up(plan->in_elems * unit) : 0;
+    packed_in_bytes = pack_send ? round_up(send_bytes) : 0;
+    packed_out_bytes = pack_recv ? round_up(recv_bytes) : 0;
+  }
+  std::size_t scratch_bytes() const {
+    return tmp_bytes + staged_bytes + packed_in_bytes + packed_out_bytes;
+  }
+  char *packed_out(char *scratch) const {
+    return scratch + tmp_bytes + staged_bytes + packed_in_bytes;
+  }
+
+  int stage(char *scratch, ExecBuffers *bufs, PhaseTimer &t) const {
+    char *staged_at = scratch + tmp_bytes;
+    char *packed_in = staged_at + staged_bytes;
+    int rc = MPI_SUCCESS;
+    if (pack_send || pack_recv) t.start();
+    const void *in = vl ? static_cast<const void *>(vl->send) : c.sendbuf;
+    void *out = vl ? static_cast<void *>(vl->recv) : c.recvbuf;
+    if (pack_send) {
+      rc = c.v ? vector_pack(c.sendbuf, c.v->sendcounts, c.v->sdispls, c.sendtype, c.v->peers,
+                             packed_in, send_bytes, pc, true)
+               : pack(c.sendbuf, c.sendcount, c.sendtype, packed_in, send_bytes, pc);
+      in = packed_in;
+    }
+    if (pack_recv) {
+      out = packed_out(scratch);
+      if (rc == MPI_SUCCESS && input_in_recv)
+        rc = c.v ? vector_pack(c.recvbuf, c.v->recvcounts, c.v->rdispls, c.recvtype, c.v->peers,
+                               packed_out(scratch), recv_bytes, pc, true)
+                 : pack(c.recvbuf, c.recvcount, c.recvtype, packed_out(scratch), recv_bytes, pc);
+    }
+    if (pack_send || pack_recv) t.stop();
+    if (rc != MPI_SUCCESS) return rc;
+    if (c.in_place()) {
+      // MPI_IN_PLACE: the input sits in the receive buffer where the collective's row says;
+      // collectives whose plans overwrite input they still have to send read a copy of it from
+      // scratch memory.
+      in = static_cast<const char *>(out) + unit * row->in_place_offset(rank, sig->shape.count, size);
+      if (staged) {
+        if (plan->in_elems > 0) std::memcpy(staged_at, in, plan->in_elems * unit);
+        in = staged_at;
+      }
+    } else if (plan->copy_in_to_out && plan->out_elems > 0) {
+      std::memcpy(out, in, unit * plan->out_elems);
+    }
+    *bufs = ExecBuffers{in, out, scratch, unit};
+    return MPI_SUCCESS;
+  }
+
+  int unstage(char *scratch, PhaseTimer &t) const {
+    if (!pack_recv || !has_output) return MPI_SUCCESS;
+    t.start();
+    const int rc =
+        c.v ? vector_pack(c.recvbuf, c.v->recvcounts, c.v->rdispls, c.recvtype, c.v->peers,
+                          packed_out(scratch), recv_bytes, pc, false)
+            : unpack(packed_out(scratch), sig->out_bytes, c.recvbuf, sig->out_count, c.recvtype,
+                     pc);
+    t.stop();
+    return rc;
+  }
+};
+
+// What a nonblocking or persistent operation keeps of its call (the caller's arrays and
+// signature die when the PCOLL_ call returns; the user's buffers and count arrays stay valid
+// until completion, as MPI requires).
+struct HeldCall {
+  Call c;
+  VectorArgs v;
+  Signature sig;
+  VectorLayout vl;
+  std::optional<PlanStaging> plan_staging;
+  std::optional<UnitsStaging> units_staging;
+  HeldCall(const Call &call, const Signature &s) : c(call), sig(s) {
+    if (call.v != nullptr) {
+      v = *call.v;
+      c.v = &v;
+    }
+  }
+};
+
 // A call through context, signature, decision, and either the vendor or the plan run by the
-// executor on the packed form of the buffers. `vendor` calls the vendor with the user's
-// arguments; `vendor_in_units(in, out, count, type)` calls it in the signature's units
+// executor on the packed form of the buffers. `vendor(request)` calls the vendor with the user's
+// arguments (blocking when request is null, else its nonblocking twin);
+// `vendor_in_units(in, out, count, type, request)` calls it in the signature's units
 // (reductions with a predefined op on a derived datatype, Signature::vendor_in_units).
 template <class Vendor, class VendorInUnits>
-int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units) {
+int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async = {}) {
+  progress();  // outstanding nonblocking collectives move on whenever the program enters pcoll
   // The context first: creating the first one arms PCOLL_TRACE, so the first call is recorded
   // too (its time then excludes the one-off context creation).
   int err = MPI_SUCCESS;
@@ -333,28 +511,47 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units) {
   for (const std::string &w : d->warnings)
     if (first_in_process(w) && speaker(*ctx)) report(w);
   ctx->last_algorithm = d->algo->name;
-  if (trace_call.on())
+  // (Nonblocking and persistent calls are not traced yet: their time is not the call's.)
+  if (async.blocking() && trace_call.on())
     trace_call.describe(
         ctx->comm(), collective_name(c.coll), d->label(),
         c.v ? std::accumulate(c.v->recvcounts, c.v->recvcounts + c.v->peers, std::size_t(0))
             : static_cast<std::size_t>(c.count),
         sig->type_size);
-  if (d->algo->is_vendor()) {
-    // A data-movement call whose signature is empty moves nothing, and every rank knows it: it
-    // returns at once (MPI does not make collectives synchronise; alltoallv and barrier count
-    // 1). Not calling the vendor also avoids Open MPI 4.1's bcast hanging when the root passes
-    // 1 x a zero-size datatype and the others 0 x MPI_INT (one signature, legal MPI).
-    if (!sig->shape.reduction && sig->shape.count == 0) return MPI_SUCCESS;
-    if (!sig->vendor_in_units) {
-      const int rc = vendor();  // the user's arguments, unchanged
+  auto issued = [&](std::unique_ptr<Operation> op) {
+    const int rc = issue(std::move(op), async.request);
+    return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
+  };
+  // A data-movement call whose signature is empty moves nothing, and every rank knows it: it
+  // returns at once (MPI does not make collectives synchronise; alltoallv and barrier count 1),
+  // or with a request that is complete. Not calling the vendor also avoids Open MPI 4.1's bcast
+  // hanging when the root passes 1 x a zero-size datatype and the others 0 x MPI_INT (one
+  // signature, legal MPI).
+  const bool nothing = c.v == nullptr && sig->shape.count == 0 &&
+                       (!sig->shape.reduction || !d->algo->is_vendor());
+  if (nothing) {
+    if (async.blocking()) return MPI_SUCCESS;
+    auto op = std::make_unique<PlanOperation>(async.kind, c.comm);
+    op->ctx = ctx;
+    op->comm = ctx->comm();
+    return issued(std::move(op));
+  }
+  if (d->algo->is_vendor() && !sig->vendor_in_units) {
+    if (async.blocking() || async.kind == Operation::Kind::nonblocking) {
+      const int rc = vendor(async.request);  // the user's arguments, unchanged
       return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
     }
+    // Persistent: the vendor's nonblocking call at each start.
+    auto op = std::make_unique<VendorOperation>(async.kind, c.comm);
+    op->start = [vendor](char *, MPI_Request *inner) -> int { return vendor(inner); };
+    return issued(std::move(op));
   }
 
   const CollectiveInfo &row = collective_info(c.coll);
   const int rank = ctx->rank();
   const MPI_Comm pc = ctx->comm();
   const std::size_t unit = sig->shape.unit;
+  const bool input_in_recv = c.in_place() && (!row.takes_root || rank == c.root);
   PhaseTimer pack_t(trace_call.phase_seconds() != nullptr),
       unpack_t(trace_call.phase_seconds() != nullptr);
   auto add_pack_phases = [&] {
@@ -363,49 +560,37 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units) {
       trace_call.add_phase("unpack", unpack_t.seconds);
     }
   };
-  // The input lives in the receive buffer (in place) and must be read from it on this rank.
-  const bool input_in_recv = c.in_place() && (!row.takes_root || rank == c.root);
-  const int out_count = sig->out_count;
-  const std::size_t out_bytes = sig->out_bytes;
 
   if (d->algo->is_vendor()) {
-    // The vendor in the signature's units: each side an array of base values, converted from
-    // and to the user's layout where that is not one already.
-    const TypeInfo &bt = describe_type(sig->unit_type);
-    const auto bext = static_cast<std::size_t>(bt.extent);
-    const bool send_direct = c.in_place() || (sig->send.as_is && bt.dense);
-    const bool recv_direct = sig->recv.as_is && bt.dense;
-    const std::size_t send_units = sig->send.bytes / unit, recv_units = sig->recv.bytes / unit;
-    const std::size_t send_area = send_direct ? 0 : round_up(send_units * bext);
-    const std::size_t recv_area = recv_direct ? 0 : round_up(recv_units * bext);
-    const std::size_t tmp_area = bt.dense ? 0 : std::max(sig->send.bytes, sig->recv.bytes);
-    char *scratch = static_cast<char *>(ctx->scratch(
-        send_area + recv_area + tmp_area, std::max(sig->send.bytes, sig->recv.bytes)));
-    char *tmp = scratch + send_area + recv_area;
-    const void *in = c.sendbuf;
-    void *out = c.recvbuf;
-    int rc = MPI_SUCCESS;
-    if (!send_direct || !recv_direct) pack_t.start();
-    if (!send_direct) {
-      rc = to_base_array(c.sendbuf, c.sendcount, c.sendtype, scratch, static_cast<int>(send_units),
-                         sig->unit_type, tmp, pc);
-      in = scratch;
+    if (!async.blocking()) {
+      auto held = std::make_shared<HeldCall>(c, *sig);
+      const UnitsStaging &st = held->units_staging.emplace(held->c, held->sig, input_in_recv, pc);
+      auto op = std::make_unique<VendorOperation>(async.kind, c.comm);
+      op->scratch.resize(st.scratch_bytes());
+      op->start = [held, vendor_in_units](char *scratch, MPI_Request *inner) -> int {
+        PhaseTimer t(false);
+        const void *in = nullptr;
+        void *out = nullptr;
+        const UnitsStaging &u = *held->units_staging;
+        if (const int rc = u.stage(scratch, &in, &out, t); rc != MPI_SUCCESS) return rc;
+        return vendor_in_units(in, out, static_cast<int>(u.sig.shape.count), u.sig.unit_type,
+                               inner);
+      };
+      op->unstage = [held](char *scratch) -> int {
+        PhaseTimer t(false);
+        return held->units_staging->unstage(scratch, t);
+      };
+      return issued(std::move(op));
     }
-    if (!recv_direct) {
-      out = scratch + send_area;
-      if (rc == MPI_SUCCESS && input_in_recv)
-        rc = to_base_array(c.recvbuf, c.recvcount, c.recvtype, out, static_cast<int>(recv_units),
-                           sig->unit_type, tmp, pc);
-    }
-    if (!send_direct || !recv_direct) pack_t.stop();
+    const UnitsStaging st(c, *sig, input_in_recv, pc);
+    char *scratch = static_cast<char *>(
+        ctx->scratch(st.scratch_bytes(), std::max(sig->send.bytes, sig->recv.bytes)));
+    const void *in = nullptr;
+    void *out = nullptr;
+    int rc = st.stage(scratch, &in, &out, pack_t);
     if (rc != MPI_SUCCESS) return fail(c.comm, rc);
-    rc = vendor_in_units(in, out, static_cast<int>(sig->shape.count), sig->unit_type);
-    if (rc == MPI_SUCCESS && !recv_direct && out_count > 0) {
-      unpack_t.start();
-      rc = from_base_array(out, static_cast<int>(out_bytes / unit), sig->unit_type, c.recvbuf,
-                           out_count, c.recvtype, tmp, pc);
-      unpack_t.stop();
-    }
+    rc = vendor_in_units(in, out, static_cast<int>(sig->shape.count), sig->unit_type, nullptr);
+    if (rc == MPI_SUCCESS) rc = st.unstage(scratch, unpack_t);
     add_pack_phases();
     return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
   }
@@ -421,93 +606,56 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units) {
       layout_plan = std::make_shared<const Plan>(make_plan(*d->algo, req));
       d->layout_plans->store(vl.bytes, layout_plan);
     }
-  } else if (sig->shape.count == 0) {
-    return MPI_SUCCESS;
   }
+  const MPI_Op op = c.op == MPI_OP_NULL ? MPI_SUM : c.op;
+
+  if (!async.blocking()) {
+    auto held = std::make_shared<HeldCall>(c, *sig);
+    auto po = std::make_unique<PlanOperation>(async.kind, c.comm);
+    po->plan = c.v ? layout_plan : d->plan;
+    if (c.v) held->vl = std::move(vl);
+    const PlanStaging &st = held->plan_staging.emplace(held->c, held->sig, *po->plan,
+                                                       c.v ? &held->vl : nullptr, *ctx);
+    po->reducer.emplace(sig->unit_type, unit, op);
+    po->ctx = ctx;
+    po->comm = pc;
+    po->scratch.resize(st.scratch_bytes());
+    po->stage = [held](char *scratch, ExecBuffers *bufs) -> int {
+      PhaseTimer t(false);
+      return held->plan_staging->stage(scratch, bufs, t);
+    };
+    po->unstage = [held](char *scratch) -> int {
+      PhaseTimer t(false);
+      return held->plan_staging->unstage(scratch, t);
+    };
+    return issued(std::move(po));
+  }
+
   const Plan &plan = c.v ? *layout_plan : *d->plan;
   trace_call.plan(d->params, plan.phases);
-
-  // Scratch: the plan's temporary space, the staged input, and the packed sides.
-  const bool pack_send = c.v ? vl.pack_send : !c.in_place() && !sig->send.as_is;
-  const bool pack_recv = c.v ? vl.pack_recv : !sig->recv.as_is;
-  const std::size_t send_bytes = c.v ? vl.send_total : sig->send.bytes;
-  const std::size_t recv_bytes = c.v ? vl.recv_total : sig->recv.bytes;
-  const bool staged = c.in_place() && row.in_place_staged;
-  const std::size_t tmp_bytes = round_up(plan.tmp_elems * unit);
-  const std::size_t staged_bytes = staged ? round_up(plan.in_elems * unit) : 0;
-  const std::size_t packed_in_bytes = pack_send ? round_up(send_bytes) : 0;
-  const std::size_t packed_out_bytes = pack_recv ? round_up(recv_bytes) : 0;
-  char *scratch = static_cast<char *>(ctx->scratch(
-      tmp_bytes + staged_bytes + packed_in_bytes + packed_out_bytes,
-      std::max(send_bytes, recv_bytes)));
-  char *staged_at = scratch + tmp_bytes;
-  char *packed_in = staged_at + staged_bytes;
-  char *packed_out = packed_in + packed_in_bytes;
-
-  int rc = MPI_SUCCESS;
-  if (pack_send || pack_recv) pack_t.start();
-  const void *in = c.v ? static_cast<const void *>(vl.send) : c.sendbuf;
-  void *out = c.v ? static_cast<void *>(vl.recv) : c.recvbuf;
-  if (pack_send) {
-    rc = c.v ? vector_pack(c.sendbuf, c.v->sendcounts, c.v->sdispls, c.sendtype, c.v->peers,
-                           packed_in, send_bytes, pc, true)
-             : pack(c.sendbuf, c.sendcount, c.sendtype, packed_in, send_bytes, pc);
-    in = packed_in;
-  }
-  if (pack_recv) {
-    out = packed_out;
-    if (rc == MPI_SUCCESS && input_in_recv)
-      rc = c.v ? vector_pack(c.recvbuf, c.v->recvcounts, c.v->rdispls, c.recvtype, c.v->peers,
-                             packed_out, recv_bytes, pc, true)
-               : pack(c.recvbuf, c.recvcount, c.recvtype, packed_out, recv_bytes, pc);
-  }
-  if (pack_send || pack_recv) pack_t.stop();
+  const PlanStaging st(c, *sig, plan, c.v ? &vl : nullptr, *ctx);
+  char *scratch = static_cast<char *>(
+      ctx->scratch(st.scratch_bytes(), std::max(st.send_bytes, st.recv_bytes)));
+  ExecBuffers bufs;
+  int rc = st.stage(scratch, &bufs, pack_t);
   if (rc != MPI_SUCCESS) return fail(c.comm, rc);
-  if (c.in_place()) {
-    // MPI_IN_PLACE: the input sits in the receive buffer where the collective's row says;
-    // collectives whose plans overwrite input they still have to send read a copy of it from
-    // scratch memory.
-    in = static_cast<const char *>(out) +
-         unit * row.in_place_offset(rank, sig->shape.count, ctx->size());
-    if (staged) {
-      if (plan.in_elems > 0) std::memcpy(staged_at, in, plan.in_elems * unit);
-      in = staged_at;
-    }
-  } else if (plan.copy_in_to_out && plan.out_elems > 0) {
-    std::memcpy(out, in, unit * plan.out_elems);
-  }
-  const ExecBuffers bufs{in, out, scratch, unit};
-  const MPI_Op op = c.op == MPI_OP_NULL ? MPI_SUM : c.op;
   std::optional<Reducer> own;
   const Reducer &reducer = is_predefined_op(op) && sig->predefined_unit
                                ? ctx->predefined_reducer(sig->unit_type, unit, op)
                                : own.emplace(sig->unit_type, unit, op);
   rc = execute(plan, bufs, reducer, *ctx, trace_call.phase_seconds());
-  const bool has_output = !row.expect.root_only || rank == c.root;
-  if (rc == MPI_SUCCESS && pack_recv && has_output) {
-    unpack_t.start();
-    rc = c.v ? vector_pack(c.recvbuf, c.v->recvcounts, c.v->rdispls, c.recvtype, c.v->peers,
-                           packed_out, recv_bytes, pc, false)
-             : unpack(packed_out, out_bytes, c.recvbuf, out_count, c.recvtype, pc);
-    unpack_t.stop();
-  }
+  if (rc == MPI_SUCCESS) rc = st.unstage(scratch, unpack_t);
   add_pack_phases();
   return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
 }
 
 // For data movement, whose vendor path always takes the user's arguments.
-constexpr auto no_units = [](const void *, void *, int, MPI_Datatype) { return MPI_ERR_INTERN; };
+constexpr auto no_units = [](const void *, void *, int, MPI_Datatype, MPI_Request *) -> int {
+  return MPI_ERR_INTERN;
+};
 
-}  // namespace
-
-extern "C" {
-
-const char *PCOLL_Version(void) {
-  return PCOLL_VERSION_STRING;
-}
-
-int PCOLL_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                    MPI_Comm comm) {
+int allreduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, Async async) {
   return guarded(comm, [&]() -> int {
     if (int rc = check_args(comm, count, datatype, op, true); rc != MPI_SUCCESS) return rc;
     if (null_data(recvbuf, count, datatype) || null_data(sendbuf, count, datatype))
@@ -518,15 +666,13 @@ int PCOLL_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     c.sendcount = c.recvcount = count;
     c.sendtype = c.recvtype = datatype;
     return run(
-        c, [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
-        [&](const void *s, void *r, int n, MPI_Datatype t) {
-          return PMPI_Allreduce(s, r, n, t, op, comm);
-        });
+        c, [=](MPI_Request *r) -> int { return r ? PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, r) : PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
+        [=](const void *s, void *r, int n, MPI_Datatype t, MPI_Request *q) -> int { return q ? PMPI_Iallreduce(s, r, n, t, op, comm, q) : PMPI_Allreduce(s, r, n, t, op, comm); }, async);
   });
 }
 
-int PCOLL_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+int reduce_scatter_block_impl(const void *sendbuf, void *recvbuf, int recvcount,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, Async async) {
   return guarded(comm, [&]() -> int {
     if (int rc = check_args(comm, recvcount, datatype, op, true); rc != MPI_SUCCESS) return rc;
     if (null_data(recvbuf, recvcount, datatype) || null_data(sendbuf, recvcount, datatype))
@@ -542,15 +688,13 @@ int PCOLL_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
     c.sendtype = c.recvtype = datatype;
     return run(
         c,
-        [&] { return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); },
-        [&](const void *s, void *r, int n, MPI_Datatype t) {
-          return PMPI_Reduce_scatter_block(s, r, n, t, op, comm);
-        });
+        [=](MPI_Request *r) -> int { return r ? PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, r) : PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); },
+        [=](const void *s, void *r, int n, MPI_Datatype t, MPI_Request *q) -> int { return q ? PMPI_Ireduce_scatter_block(s, r, n, t, op, comm, q) : PMPI_Reduce_scatter_block(s, r, n, t, op, comm); }, async);
   });
 }
 
-int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+int allgather_impl(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, Async async) {
   return guarded(comm, [&]() -> int {
     if (int rc = check_args(comm, recvcount, recvtype, MPI_OP_NULL, false); rc != MPI_SUCCESS)
       return rc;
@@ -569,15 +713,13 @@ int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     c.recvtype = recvtype;
     return run(
         c,
-        [&] {
-          return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        },
-        no_units);
+        [=](MPI_Request *r) -> int { return r ? PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r) : PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
+        no_units, async);
   });
 }
 
-int PCOLL_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+int alltoall_impl(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, Async async) {
   return guarded(comm, [&]() -> int {
     if (int rc = check_args(comm, recvcount, recvtype, MPI_OP_NULL, false); rc != MPI_SUCCESS)
       return rc;
@@ -602,16 +744,14 @@ int PCOLL_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     c.recvtype = recvtype;
     return run(
         c,
-        [&] {
-          return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-        },
-        no_units);
+        [=](MPI_Request *r) -> int { return r ? PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r) : PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
+        no_units, async);
   });
 }
 
-int PCOLL_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+int alltoallv_impl(const void *sendbuf, const int sendcounts[], const int sdispls[],
                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, Async async) {
   return guarded(comm, [&]() -> int {
     if (int rc = check_args(comm, 0, recvtype, MPI_OP_NULL, false); rc != MPI_SUCCESS) return rc;
     const bool in_place = sendbuf == MPI_IN_PLACE;  // sendcounts, sdispls, sendtype ignored then
@@ -646,15 +786,14 @@ int PCOLL_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
     c.v = &v;
     return run(
         c,
-        [&] {
-          return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                                rdispls, recvtype, comm);
-        },
-        no_units);
+        [=](MPI_Request *r) -> int { return r ? PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                rdispls, recvtype, comm, r) : PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                rdispls, recvtype, comm); },
+        no_units, async);
   });
 }
 
-int PCOLL_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+int bcast_impl(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, Async async) {
   return guarded(comm, [&]() -> int {
     if (int rc = check_args(comm, count, datatype, MPI_OP_NULL, false); rc != MPI_SUCCESS)
       return rc;
@@ -670,12 +809,12 @@ int PCOLL_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     c.recvtype = datatype;
     c.root = inter ? 0 : root;
     return run(
-        c, [&] { return PMPI_Bcast(buffer, count, datatype, root, comm); }, no_units);
+        c, [=](MPI_Request *r) -> int { return r ? PMPI_Ibcast(buffer, count, datatype, root, comm, r) : PMPI_Bcast(buffer, count, datatype, root, comm); }, no_units, async);
   });
 }
 
-int PCOLL_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                 int root, MPI_Comm comm) {
+int reduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm, Async async) {
   return guarded(comm, [&]() -> int {
     if (int rc = check_args(comm, count, datatype, op, true); rc != MPI_SUCCESS) return rc;
     int inter = 0, size = 1, rank = 0;
@@ -697,23 +836,171 @@ int PCOLL_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
     c.sendtype = c.recvtype = datatype;
     c.root = inter ? 0 : root;
     return run(
-        c, [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
-        [&](const void *s, void *r, int n, MPI_Datatype t) {
-          return PMPI_Reduce(s, at_root ? r : nullptr, n, t, op, root, comm);
-        });
+        c, [=](MPI_Request *r) -> int { return r ? PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, r) : PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
+        [=](const void *s, void *r, int n, MPI_Datatype t, MPI_Request *q) -> int { return q ? PMPI_Ireduce(s, at_root ? r : nullptr, n, t, op, root, comm, q) : PMPI_Reduce(s, at_root ? r : nullptr, n, t, op, root, comm); }, async);
   });
 }
 
-int PCOLL_Barrier(MPI_Comm comm) {
+int barrier_impl(MPI_Comm comm, Async async) {
   return guarded(comm, [&]() -> int {
     if (comm == MPI_COMM_NULL) return fail(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_COMM_NULL");
     // One byte of scratch per message (the plans' unit): count 1 of MPI_BYTE, never user data.
     Call c{Collective::barrier, comm, 1, MPI_OP_NULL, MPI_IN_PLACE, nullptr};
     c.recvtype = MPI_BYTE;
     return run(
-        c, [&] { return PMPI_Barrier(comm); }, no_units);
+        c, [=](MPI_Request *r) -> int { return r ? PMPI_Ibarrier(comm, r) : PMPI_Barrier(comm); }, no_units, async);
   });
 }
+
+}  // namespace
+
+extern "C" {
+
+const char *PCOLL_Version(void) {
+  return PCOLL_VERSION_STRING;
+}
+
+// --- the collectives: blocking, nonblocking (MPI_I<coll>) and persistent (MPI_<Coll>_init) ------
+
+#define PCOLL_NB Async{request, Operation::Kind::nonblocking}
+#define PCOLL_PERSISTENT Async{request, Operation::Kind::persistent}
+// MPI_Info hints of the persistent calls: none is used yet (MPI lets an implementation ignore
+// them).
+
+int PCOLL_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm) {
+  return allreduce_impl(sendbuf, recvbuf, count, datatype, op, comm, Async{});
+}
+int PCOLL_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return allreduce_impl(sendbuf, recvbuf, count, datatype, op, comm, PCOLL_NB);
+}
+int PCOLL_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, MPI_Info, MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return allreduce_impl(sendbuf, recvbuf, count, datatype, op, comm, PCOLL_PERSISTENT);
+}
+
+int PCOLL_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return reduce_scatter_block_impl(sendbuf, recvbuf, recvcount, datatype, op, comm, Async{});
+}
+int PCOLL_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return reduce_scatter_block_impl(sendbuf, recvbuf, recvcount, datatype, op, comm, PCOLL_NB);
+}
+int PCOLL_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
+                                    MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return reduce_scatter_block_impl(sendbuf, recvbuf, recvcount, datatype, op, comm,
+                                   PCOLL_PERSISTENT);
+}
+
+int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, Async{});
+}
+int PCOLL_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                        PCOLL_NB);
+}
+int PCOLL_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
+                         MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                        PCOLL_PERSISTENT);
+}
+
+int PCOLL_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, Async{});
+}
+int PCOLL_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, PCOLL_NB);
+}
+int PCOLL_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
+                        MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                       PCOLL_PERSISTENT);
+}
+
+int PCOLL_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm, Async{});
+}
+int PCOLL_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm, PCOLL_NB);
+}
+int PCOLL_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                         MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
+                         MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm, PCOLL_PERSISTENT);
+}
+
+int PCOLL_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return bcast_impl(buffer, count, datatype, root, comm, Async{});
+}
+int PCOLL_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                 MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return bcast_impl(buffer, count, datatype, root, comm, PCOLL_NB);
+}
+int PCOLL_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                     MPI_Info, MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return bcast_impl(buffer, count, datatype, root, comm, PCOLL_PERSISTENT);
+}
+
+int PCOLL_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm) {
+  return reduce_impl(sendbuf, recvbuf, count, datatype, op, root, comm, Async{});
+}
+int PCOLL_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  int root, MPI_Comm comm, MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return reduce_impl(sendbuf, recvbuf, count, datatype, op, root, comm, PCOLL_NB);
+}
+int PCOLL_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, int root, MPI_Comm comm, MPI_Info, MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return reduce_impl(sendbuf, recvbuf, count, datatype, op, root, comm, PCOLL_PERSISTENT);
+}
+
+int PCOLL_Barrier(MPI_Comm comm) {
+  return barrier_impl(comm, Async{});
+}
+int PCOLL_Ibarrier(MPI_Comm comm, MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return barrier_impl(comm, PCOLL_NB);
+}
+int PCOLL_Barrier_init(MPI_Comm comm, MPI_Info, MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return barrier_impl(comm, PCOLL_PERSISTENT);
+}
+
+#undef PCOLL_NB
+#undef PCOLL_PERSISTENT
 
 int PCOLL_Config_push(MPI_Comm comm, const char *name, const char *value) {
   return guarded(comm, [&]() -> int {

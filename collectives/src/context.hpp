@@ -67,6 +67,12 @@ class Context {
   // result it verifies never computes in shared scratch).
   void *scratch(std::size_t bytes, std::size_t call_bytes);
   std::vector<MPI_Request> &requests() { return requests_; }
+  // The tag of the next nonblocking or persistent start on this communicator: its sequence
+  // number, 1..kNonblockingTags (executor.hpp), the same on every rank.
+  int next_nonblocking_tag(int tags) {
+    nonblocking_seq_ = nonblocking_seq_ % static_cast<unsigned>(tags) + 1;
+    return static_cast<int>(nonblocking_seq_);
+  }
   // The reducer of the last (predefined unit type, predefined op) pair used: finding the kernel
   // walks the type and op tables, which a loop calling with the same pair should pay for once.
   // Only for predefined types and ops, whose handles never change meaning (a user op's handle
@@ -134,6 +140,7 @@ class Context {
   std::size_t shared_scratch_bytes_ = 0;
 #endif
   std::vector<MPI_Request> requests_;
+  unsigned nonblocking_seq_ = 0;
   std::optional<Reducer> reducer_;
   MPI_Datatype reducer_dt_ = MPI_DATATYPE_NULL;
   MPI_Op reducer_op_ = MPI_OP_NULL;

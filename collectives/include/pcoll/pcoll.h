@@ -48,6 +48,78 @@ int PCOLL_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
                  int root, MPI_Comm comm);
 int PCOLL_Barrier(MPI_Comm comm);
 
+/* Nonblocking collectives (MPI_I<coll>): the same algorithm and plan as the blocking twin
+ * (chosen by the same PCOLL_<COLLECTIVE> variable and rules), so the same bits. The request is
+ * an MPI generalized request: complete it with PCOLL_Wait/Test/... (below) or, under
+ * libpcoll_mpi.so, with MPI's own MPI_Wait/Test/..., mixed with point-to-point requests.
+ * pcoll's messages move on whenever the program is inside one of pcoll's calls; `vendor` hands
+ * the call to the vendor's MPI_I<coll> and returns its request. Several outstanding at once, on
+ * one communicator or several, are kept apart by sequence-numbered tags. */
+int PCOLL_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, MPI_Comm comm, MPI_Request *request);
+int PCOLL_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                MPI_Request *request);
+int PCOLL_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int PCOLL_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int PCOLL_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request);
+int PCOLL_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                 MPI_Request *request);
+int PCOLL_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  int root, MPI_Comm comm, MPI_Request *request);
+int PCOLL_Ibarrier(MPI_Comm comm, MPI_Request *request);
+
+/* Persistent collectives (MPI 4.0 MPI_<Coll>_init): selection, plan and the buffers' layout are
+ * fixed here; PCOLL_Start/Startall start it (staging the buffers' current contents and posting
+ * the first round, nothing else), PCOLL_Wait/Test/... complete it and leave it inactive,
+ * PCOLL_Request_free frees it. The request is pcoll's own: only pcoll's completion calls (or
+ * MPI's under libpcoll_mpi.so) know it. `vendor` starts the vendor's MPI_I<coll> at each start
+ * (Open MPI 4.1's MPIX_<Coll>_init is not used). The MPI_Info hints are accepted and ignored. */
+int PCOLL_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PCOLL_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                    MPI_Info info, MPI_Request *request);
+int PCOLL_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request);
+int PCOLL_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request);
+int PCOLL_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                         MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request);
+int PCOLL_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *request);
+int PCOLL_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int PCOLL_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
+
+/* MPI's completion calls for requests of any kind (pcoll's nonblocking and persistent ones,
+ * point-to-point, the vendor's), with MPI's signatures and semantics; they make progress on
+ * every outstanding pcoll collective while they wait. libpcoll_mpi.so installs them as MPI_Wait
+ * etc., so unmodified programs get them; a program linked with libpcoll alone calls these. */
+int PCOLL_Wait(MPI_Request *request, MPI_Status *status);
+int PCOLL_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int PCOLL_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+int PCOLL_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]);
+int PCOLL_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status);
+int PCOLL_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status);
+int PCOLL_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                   MPI_Status statuses[]);
+int PCOLL_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                   MPI_Status statuses[]);
+int PCOLL_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+int PCOLL_Start(MPI_Request *request);
+int PCOLL_Startall(int count, MPI_Request requests[]);
+int PCOLL_Request_free(MPI_Request *request);
+
 /* Overrides parameter `name` (as listed by pcoll-info, e.g. "allreduce", "tree_arity") for calls
  * on `comm` until the matching PCOLL_Config_pop. Every rank of comm must push the same values
  * (not checked: the environment is checked once, overrides are the program's responsibility).

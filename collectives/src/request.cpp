@@ -1,0 +1,481 @@
+#include "request.hpp"
+
+#include <pcoll/pcoll.h>
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "context.hpp"
+
+namespace pcoll {
+
+namespace {
+
+// Started and not complete, in the order they were started (progress goes through them in it).
+std::vector<Operation *> g_active;
+// Persistent operations by their token.
+std::unordered_map<MPI_Request, std::unique_ptr<Operation>> g_persistent;
+
+// MPI's empty status with an error field: what a completed collective reports.
+void empty_status(MPI_Status *st, int err) {
+  if (st == MPI_STATUS_IGNORE) return;
+  st->MPI_SOURCE = MPI_ANY_SOURCE;
+  st->MPI_TAG = MPI_ANY_TAG;
+  st->MPI_ERROR = err;
+  PMPI_Status_set_elements(st, MPI_BYTE, 0);
+  PMPI_Status_set_cancelled(st, 0);
+}
+
+// The generalized request's callbacks (nonblocking operations). MPI calls query_fn when a wait
+// or test completes the request (its return value is the completion's error), free_fn once the
+// request is freed. The operation is deleted by whichever of free_fn and the engine's
+// completion comes last.
+int query_fn(void *extra, MPI_Status *status) {
+  const auto *op = static_cast<Operation *>(extra);
+  empty_status(status, op->err_);
+  return op->err_;
+}
+int free_fn(void *extra) {
+  auto *op = static_cast<Operation *>(extra);
+  op->mpi_freed_ = true;
+  if (op->engine_done_) delete op;
+  return MPI_SUCCESS;
+}
+int cancel_fn(void *, int) {
+  return MPI_SUCCESS;  // a collective cannot be cancelled (MPI): nothing happens
+}
+
+void finish(Operation *op) {
+  op->active_ = false;
+  if (op->kind() != Operation::Kind::nonblocking) return;
+  const MPI_Request h = op->handle;
+  const bool freed = op->mpi_freed_;
+  op->engine_done_ = true;
+  PMPI_Grequest_complete(h);  // (may call free_fn, which then deletes op)
+  if (freed) delete op;
+}
+
+Operation *persistent_of(MPI_Request r) {
+  if (g_persistent.empty() || r == MPI_REQUEST_NULL) return nullptr;
+  const auto it = g_persistent.find(r);
+  return it == g_persistent.end() ? nullptr : it->second.get();
+}
+
+// A persistent operation's completion by a wait or test: its status and error, then inactive.
+int complete_persistent(Operation *op, MPI_Status *st) {
+  const int e = op->mpi_active_ ? op->err_ : MPI_SUCCESS;
+  op->mpi_active_ = false;
+  op->err_ = MPI_SUCCESS;
+  empty_status(st, e);
+  return e;
+}
+
+int call_errhandler(MPI_Comm comm, int code) {
+  if (code != MPI_SUCCESS && comm != MPI_COMM_NULL) MPI_Comm_call_errhandler(comm, code);
+  return code;
+}
+
+int start_one(MPI_Request *request) {
+  Operation *op = persistent_of(*request);
+  if (op == nullptr) return PMPI_Start(request);
+  if (op->mpi_active_) {
+    report("MPI_Start: the persistent collective request is still active");
+    return call_errhandler(op->user_comm(), MPI_ERR_REQUEST);
+  }
+  progress();
+  op->err_ = MPI_SUCCESS;
+  if (const int rc = op->begin(); rc != MPI_SUCCESS) return call_errhandler(op->user_comm(), rc);
+  op->mpi_active_ = true;
+  op->active_ = true;
+  if (op->advance())
+    op->active_ = false;
+  else
+    g_active.push_back(op);
+  return MPI_SUCCESS;
+}
+
+// The requests of an array that are not persistent pcoll tokens, for the vendor's calls.
+struct Split {
+  std::vector<MPI_Request> rest;
+  std::vector<int> where;  // rest[k] is array[where[k]]
+  std::vector<int> mine;   // indices of pcoll tokens
+  void make(int n, const MPI_Request *reqs) {
+    for (int i = 0; i < n; ++i) {
+      if (persistent_of(reqs[i]) != nullptr) {
+        mine.push_back(i);
+      } else {
+        rest.push_back(reqs[i]);
+        where.push_back(i);
+      }
+    }
+  }
+  void write_back(MPI_Request *reqs) const {
+    for (std::size_t k = 0; k < rest.size(); ++k) reqs[where[k]] = rest[k];
+  }
+};
+
+bool any_mine(int n, const MPI_Request *reqs) {
+  if (g_persistent.empty()) return false;
+  for (int i = 0; i < n; ++i)
+    if (persistent_of(reqs[i]) != nullptr) return true;
+  return false;
+}
+
+MPI_Status *status_at(MPI_Status *sts, int i) {
+  return sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : sts + i;
+}
+
+// Waitall/Testall over an array holding pcoll tokens: the tokens' operations complete first
+// (Waitall) or must all be complete (Testall) before the vendor sees the rest, because MPI's
+// Testall changes nothing unless every request is complete.
+int all_with_tokens(int n, MPI_Request *reqs, int *flag, MPI_Status *sts, bool block) {
+  Split s;
+  s.make(n, reqs);
+  for (;;) {
+    progress();
+    bool done = true;
+    for (int i : s.mine)
+      if (persistent_of(reqs[i])->active_) done = false;
+    if (done) break;
+    if (!block) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  std::vector<MPI_Status> rest_st(s.rest.size());
+  int rc = MPI_SUCCESS, f = 1;
+  const int nr = static_cast<int>(s.rest.size());
+  if (nr > 0) {
+    for (;;) {
+      rc = PMPI_Testall(nr, s.rest.data(), &f, rest_st.data());
+      if (rc != MPI_SUCCESS || f || !block) break;
+      progress();
+    }
+  }
+  if (!f) {
+    *flag = 0;
+    return rc;
+  }
+  s.write_back(reqs);
+  bool failed = rc != MPI_SUCCESS;
+  if (sts != MPI_STATUSES_IGNORE)
+    for (std::size_t k = 0; k < s.rest.size(); ++k) sts[s.where[k]] = rest_st[k];
+  for (int i : s.mine) {
+    if (complete_persistent(persistent_of(reqs[i]), status_at(sts, i)) != MPI_SUCCESS)
+      failed = true;
+  }
+  *flag = 1;
+  return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+// Waitany/Testany over an array holding pcoll tokens.
+int any_with_tokens(int n, MPI_Request *reqs, int *index, int *flag, MPI_Status *st, bool block) {
+  Split s;
+  s.make(n, reqs);
+  for (;;) {
+    progress();
+    bool some_active = false;
+    for (int i : s.mine) {
+      Operation *op = persistent_of(reqs[i]);
+      if (!op->mpi_active_) continue;
+      some_active = true;
+      if (!op->active_) {
+        *index = i;
+        *flag = 1;
+        return complete_persistent(op, st);
+      }
+    }
+    int k = MPI_UNDEFINED, f = 0;
+    const int rc = s.rest.empty() ? (f = 1, MPI_SUCCESS)
+                                  : PMPI_Testany(static_cast<int>(s.rest.size()), s.rest.data(),
+                                                 &k, &f, st);
+    s.write_back(reqs);
+    if (rc != MPI_SUCCESS || (f && k != MPI_UNDEFINED)) {
+      *index = k == MPI_UNDEFINED ? MPI_UNDEFINED : s.where[static_cast<std::size_t>(k)];
+      *flag = 1;
+      return rc;
+    }
+    if (f && !some_active) {  // nothing active at all
+      *index = MPI_UNDEFINED;
+      *flag = 1;
+      empty_status(st, MPI_SUCCESS);
+      return MPI_SUCCESS;
+    }
+    if (!block) {
+      *index = MPI_UNDEFINED;
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+}
+
+// Waitsome/Testsome over an array holding pcoll tokens.
+int some_with_tokens(int n, MPI_Request *reqs, int *outcount, int *indices, MPI_Status *sts,
+                     bool block) {
+  Split s;
+  s.make(n, reqs);
+  std::vector<int> k(s.rest.size());
+  std::vector<MPI_Status> rest_st(s.rest.size());
+  for (;;) {
+    progress();
+    int out = 0;
+    bool some_active = false, failed = false;
+    for (int i : s.mine) {
+      Operation *op = persistent_of(reqs[i]);
+      if (!op->mpi_active_) continue;
+      some_active = true;
+      if (op->active_) continue;
+      indices[out] = i;
+      if (complete_persistent(op, status_at(sts, out)) != MPI_SUCCESS) failed = true;
+      ++out;
+    }
+    int m = 0;
+    int rc = MPI_SUCCESS;
+    if (!s.rest.empty()) {
+      rc = PMPI_Testsome(static_cast<int>(s.rest.size()), s.rest.data(), &m, k.data(),
+                         rest_st.data());
+      s.write_back(reqs);
+    } else {
+      m = MPI_UNDEFINED;
+    }
+    if (m != MPI_UNDEFINED) {
+      for (int j = 0; j < m; ++j) {
+        indices[out] = s.where[static_cast<std::size_t>(k[static_cast<std::size_t>(j)])];
+        if (sts != MPI_STATUSES_IGNORE) sts[out] = rest_st[static_cast<std::size_t>(j)];
+        ++out;
+      }
+    }
+    if (m == MPI_UNDEFINED && !some_active) {
+      *outcount = MPI_UNDEFINED;
+      return MPI_SUCCESS;
+    }
+    if (out > 0 || rc != MPI_SUCCESS || !block) {
+      *outcount = out;
+      if (rc != MPI_SUCCESS || failed) return MPI_ERR_IN_STATUS;
+      return MPI_SUCCESS;
+    }
+  }
+}
+
+}  // namespace
+
+int next_nonblocking_tag(Context &ctx) {
+  return ctx.next_nonblocking_tag(kNonblockingTags);
+}
+
+bool any_outstanding() {
+  return !g_active.empty();
+}
+
+bool requests_in_use() {
+  return !g_active.empty() || !g_persistent.empty();
+}
+
+void progress() {
+  if (g_active.empty()) return;
+  for (std::size_t i = 0; i < g_active.size();) {
+    Operation *op = g_active[i];
+    if (op->advance()) {
+      g_active.erase(g_active.begin() + static_cast<std::ptrdiff_t>(i));
+      finish(op);
+    } else {
+      ++i;
+    }
+  }
+}
+
+int issue(std::unique_ptr<Operation> op, MPI_Request *request) {
+  if (op->kind() == Operation::Kind::persistent) {
+    MPI_Request token = MPI_REQUEST_NULL;
+    if (const int rc = PMPI_Send_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &token);
+        rc != MPI_SUCCESS)
+      return rc;
+    op->handle = token;
+    g_persistent.emplace(token, std::move(op));
+    *request = token;
+    return MPI_SUCCESS;
+  }
+  progress();
+  Operation *raw = op.release();
+  if (const int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, raw, &raw->handle);
+      rc != MPI_SUCCESS) {
+    delete raw;
+    return rc;
+  }
+  if (const int rc = raw->begin(); rc != MPI_SUCCESS) {
+    MPI_Request h = raw->handle;
+    raw->engine_done_ = true;
+    PMPI_Grequest_complete(h);
+    PMPI_Request_free(&h);  // free_fn deletes raw
+    return rc;
+  }
+  raw->active_ = true;
+  *request = raw->handle;  // (before a completion that may free it: the program holds it)
+  if (raw->advance())
+    finish(raw);
+  else
+    g_active.push_back(raw);
+  return MPI_SUCCESS;
+}
+
+int PlanOperation::begin() {
+  if (stage) {
+    if (const int rc = stage(scratch.data(), &bufs); rc != MPI_SUCCESS) return rc;
+  }
+  cursor_.reset(plan.get(), bufs, reducer ? &*reducer : nullptr, comm, next_nonblocking_tag(*ctx), &req_);
+  return MPI_SUCCESS;
+}
+
+bool PlanOperation::advance() {
+  if (!cursor_.advance(nullptr)) return false;
+  err_ = cursor_.error();
+  if (err_ == MPI_SUCCESS && unstage) err_ = unstage(scratch.data());
+  return true;
+}
+
+int VendorOperation::begin() {
+  inner_ = MPI_REQUEST_NULL;
+  return start(scratch.data(), &inner_);
+}
+
+bool VendorOperation::advance() {
+  int flag = 0;
+  const int rc = PMPI_Test(&inner_, &flag, MPI_STATUS_IGNORE);
+  if (rc == MPI_SUCCESS && !flag) return false;
+  err_ = rc;
+  if (err_ == MPI_SUCCESS && unstage) err_ = unstage(scratch.data());
+  return true;
+}
+
+}  // namespace pcoll
+
+// --- the completion calls, with MPI's signatures ------------------------------------------------
+
+using pcoll::g_active;
+using pcoll::progress;
+
+extern "C" {
+
+int PCOLL_Wait(MPI_Request *request, MPI_Status *status) {
+  if (pcoll::Operation *op = pcoll::persistent_of(*request)) {
+    while (op->active_) progress();
+    return pcoll::call_errhandler(op->user_comm(), pcoll::complete_persistent(op, status));
+  }
+  while (!g_active.empty()) {
+    progress();
+    int flag = 0;
+    const int rc = PMPI_Test(request, &flag, status);
+    if (rc != MPI_SUCCESS || flag) return rc;
+  }
+  return PMPI_Wait(request, status);
+}
+
+int PCOLL_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+  progress();
+  if (pcoll::Operation *op = pcoll::persistent_of(*request)) {
+    *flag = !op->active_;
+    if (!*flag) return MPI_SUCCESS;
+    return pcoll::call_errhandler(op->user_comm(), pcoll::complete_persistent(op, status));
+  }
+  return PMPI_Test(request, flag, status);
+}
+
+int PCOLL_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  if (pcoll::any_mine(count, requests)) {
+    int flag = 0;
+    return pcoll::all_with_tokens(count, requests, &flag, statuses, true);
+  }
+  while (!g_active.empty()) {
+    progress();
+    int flag = 0;
+    const int rc = PMPI_Testall(count, requests, &flag, statuses);
+    if (rc != MPI_SUCCESS || flag) return rc;
+  }
+  return PMPI_Waitall(count, requests, statuses);
+}
+
+int PCOLL_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
+  if (pcoll::any_mine(count, requests))
+    return pcoll::all_with_tokens(count, requests, flag, statuses, false);
+  progress();
+  return PMPI_Testall(count, requests, flag, statuses);
+}
+
+int PCOLL_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
+  if (pcoll::any_mine(count, requests)) {
+    int flag = 0;
+    return pcoll::any_with_tokens(count, requests, index, &flag, status, true);
+  }
+  while (!g_active.empty()) {
+    progress();
+    int flag = 0;
+    const int rc = PMPI_Testany(count, requests, index, &flag, status);
+    if (rc != MPI_SUCCESS || flag) return rc;
+  }
+  return PMPI_Waitany(count, requests, index, status);
+}
+
+int PCOLL_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
+  if (pcoll::any_mine(count, requests))
+    return pcoll::any_with_tokens(count, requests, index, flag, status, false);
+  progress();
+  return PMPI_Testany(count, requests, index, flag, status);
+}
+
+int PCOLL_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                   MPI_Status statuses[]) {
+  if (pcoll::any_mine(incount, requests))
+    return pcoll::some_with_tokens(incount, requests, outcount, indices, statuses, true);
+  while (!g_active.empty()) {
+    progress();
+    const int rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
+    if (rc != MPI_SUCCESS || *outcount != 0) return rc;
+  }
+  return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+}
+
+int PCOLL_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                   MPI_Status statuses[]) {
+  if (pcoll::any_mine(incount, requests))
+    return pcoll::some_with_tokens(incount, requests, outcount, indices, statuses, false);
+  progress();
+  return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+}
+
+int PCOLL_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
+  progress();
+  if (pcoll::Operation *op = pcoll::persistent_of(request)) {
+    *flag = !op->active_;
+    if (*flag) pcoll::empty_status(status, op->mpi_active_ ? op->err_ : MPI_SUCCESS);
+    return MPI_SUCCESS;
+  }
+  return PMPI_Request_get_status(request, flag, status);
+}
+
+int PCOLL_Start(MPI_Request *request) {
+  return pcoll::start_one(request);
+}
+
+int PCOLL_Startall(int count, MPI_Request requests[]) {
+  for (int i = 0; i < count; ++i)
+    if (const int rc = pcoll::start_one(&requests[i]); rc != MPI_SUCCESS) return rc;
+  return MPI_SUCCESS;
+}
+
+int PCOLL_Request_free(MPI_Request *request) {
+  if (pcoll::Operation *op = pcoll::persistent_of(*request)) {
+    if (op->mpi_active_) {
+      pcoll::report("MPI_Request_free: the persistent collective request is active (MPI: erroneous)");
+      return pcoll::call_errhandler(op->user_comm(), MPI_ERR_REQUEST);
+    }
+    MPI_Request token = *request;
+    pcoll::g_persistent.erase(token);
+    *request = MPI_REQUEST_NULL;
+    return PMPI_Request_free(&token);
+  }
+  return PMPI_Request_free(request);
+}
+
+}  // extern "C"

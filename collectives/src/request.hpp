@@ -1,0 +1,120 @@
+// Nonblocking and persistent collectives: an Operation is one call's plan with a cursor (or the
+// vendor's own nonblocking call), its buffers' staging, and the MPI_Request the program holds.
+//
+// - A nonblocking call's request is an MPI generalized request (MPI_Grequest_start), so the
+//   program may complete it with MPI's own MPI_Wait/Test/... mixed with point-to-point requests:
+//   pcoll completes the generalized request when the plan's last round is done. Progress is made
+//   whenever the program enters pcoll: every PCOLL_ call and PCOLL_Wait/Test/... (which
+//   libpcoll_mpi.so installs as MPI_Wait/Test/...). A program linked with libpcoll alone that
+//   calls MPI_Wait itself on a pcoll request would wait forever: it calls PCOLL_Wait, or links
+//   libpcoll_mpi.so too.
+// - A persistent call's request is a token pcoll owns (an inactive persistent request to
+//   MPI_PROC_NULL, so an MPI call pcoll does not intercept treats it as an inactive request):
+//   PCOLL_Start starts its operation, PCOLL_Wait/Test complete it and leave it inactive,
+//   PCOLL_Request_free frees both. The plan, the decision and the buffers' layout are fixed at
+//   init: a start stages the buffers and posts the first round, nothing else.
+// - Every outstanding operation on a communicator has its own tag (its sequence number), so
+//   collectives outstanding at once never match each other's messages; they may complete in any
+//   order.
+//
+// pcoll is not thread-safe: like every other pcoll call, these run on one thread at a time.
+#pragma once
+
+#include <mpi.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "executor.hpp"
+#include "plan.hpp"
+#include "reduce.hpp"
+
+namespace pcoll {
+
+class Context;
+
+class Operation {
+ public:
+  enum class Kind { nonblocking, persistent };
+  Operation(Kind kind, MPI_Comm user_comm) : kind_(kind), user_comm_(user_comm) {}
+  virtual ~Operation() = default;
+  Operation(const Operation &) = delete;
+  Operation &operator=(const Operation &) = delete;
+
+  // What a start does: stage the buffers (pack, copy in place input) and post the first round
+  // (plans) or call the vendor's nonblocking collective. Returns an MPI error code.
+  virtual int begin() = 0;
+  // Advances without blocking; true when complete (after its unstaging).
+  virtual bool advance() = 0;
+
+  Kind kind() const { return kind_; }
+  MPI_Comm user_comm() const { return user_comm_; }
+  int error() const { return err_; }
+  bool active() const { return active_; }
+
+  // Engine bookkeeping (request.cpp).
+  MPI_Request handle = MPI_REQUEST_NULL;  // what the program holds
+  bool active_ = false;                   // started, its plan not yet complete
+  bool mpi_active_ = false;  // persistent: started and not yet completed by a wait or test
+  bool engine_done_ = false, mpi_freed_ = false;  // nonblocking: who still holds it
+  int err_ = MPI_SUCCESS;
+
+ private:
+  Kind kind_;
+  MPI_Comm user_comm_;
+};
+
+// A plan run by a cursor on buffers staged by `stage` (at each start) and `unstage` (at
+// completion), with its own scratch memory.
+class PlanOperation final : public Operation {
+ public:
+  PlanOperation(Kind kind, MPI_Comm user_comm) : Operation(kind, user_comm) {}
+  std::shared_ptr<const Plan> plan;
+  std::optional<Reducer> reducer;
+  MPI_Comm comm = MPI_COMM_NULL;  // the private communicator
+  Context *ctx = nullptr;
+  std::vector<char> scratch;      // the call's own (a blocking call's is the context's)
+  ExecBuffers bufs;               // set by stage
+  std::function<int(char *scratch, ExecBuffers *bufs)> stage;
+  std::function<int(char *scratch)> unstage;
+  int begin() override;
+  bool advance() override;
+
+ private:
+  Cursor cursor_;
+  std::vector<MPI_Request> req_;
+};
+
+// The vendor's nonblocking collective (PMPI_I<coll>), with staging around it when the call goes
+// to the vendor in the signature's units (a derived datatype with a predefined op).
+class VendorOperation final : public Operation {
+ public:
+  VendorOperation(Kind kind, MPI_Comm user_comm) : Operation(kind, user_comm) {}
+  std::vector<char> scratch;
+  std::function<int(char *scratch, MPI_Request *inner)> start;  // stages and calls the vendor
+  std::function<int(char *scratch)> unstage;                     // may be empty
+  int begin() override;
+  bool advance() override;
+
+ private:
+  MPI_Request inner_ = MPI_REQUEST_NULL;
+};
+
+// The next tag for an operation on ctx's communicator (1..kNonblockingTags).
+int next_nonblocking_tag(Context &ctx);
+
+// Hands a new operation to the program: a nonblocking one is started and its generalized
+// request stored in *request; a persistent one gets its token and waits for PCOLL_Start.
+// Returns an MPI error code (the operation is freed on error).
+int issue(std::unique_ptr<Operation> op, MPI_Request *request);
+
+// Makes progress on every outstanding operation (nothing when there is none: one branch).
+void progress();
+bool any_outstanding();
+// Whether any pcoll request exists (outstanding, or persistent): when none does, the completion
+// calls of libpcoll_mpi.so hand everything straight to the vendor.
+bool requests_in_use();
+
+}  // namespace pcoll
