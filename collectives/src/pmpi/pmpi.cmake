@@ -3,7 +3,8 @@
 # the version script, so the one file is all LD_PRELOAD needs. Native builds only (SimGrid renames
 # the MPI functions itself).
 add_library(pcoll_mpi SHARED ${CMAKE_CURRENT_LIST_DIR}/interpose.cpp
-                             ${CMAKE_CURRENT_LIST_DIR}/collectives.cpp)
+                             ${CMAKE_CURRENT_LIST_DIR}/collectives.cpp
+                             ${CMAKE_CURRENT_LIST_DIR}/nonblocking.cpp)
 add_library(pcoll::mpi ALIAS pcoll_mpi)
 target_include_directories(pcoll_mpi PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
 target_link_libraries(pcoll_mpi PRIVATE pcoll_collectives MPI::MPI_C ${CMAKE_DL_LIBS})
