@@ -68,7 +68,6 @@ class Cursor {
   // Makes what progress it can without blocking; true when the plan is complete. The time spent
   // inside, per phase, is added to phase_seconds when not null.
   bool advance(std::vector<double> *phase_seconds);
-  bool done() const { return plan_ == nullptr || round_ >= plan_->rounds.size(); }
   int error() const { return err_; }
 
  private:

@@ -265,10 +265,6 @@ int next_nonblocking_tag(Context &ctx) {
   return ctx.next_nonblocking_tag(kNonblockingTags);
 }
 
-bool any_outstanding() {
-  return !g_active.empty();
-}
-
 bool requests_in_use() {
   return !g_active.empty() || !g_persistent.empty();
 }

@@ -51,8 +51,6 @@ class Operation {
 
   Kind kind() const { return kind_; }
   MPI_Comm user_comm() const { return user_comm_; }
-  int error() const { return err_; }
-  bool active() const { return active_; }
 
   // Engine bookkeeping (request.cpp).
   MPI_Request handle = MPI_REQUEST_NULL;  // what the program holds
@@ -112,7 +110,6 @@ int issue(std::unique_ptr<Operation> op, MPI_Request *request);
 
 // Makes progress on every outstanding operation (nothing when there is none: one branch).
 void progress();
-bool any_outstanding();
 // Whether any pcoll request exists (outstanding, or persistent): when none does, the completion
 // calls of libpcoll_mpi.so hand everything straight to the vendor.
 bool requests_in_use();
