@@ -1,6 +1,7 @@
 // node_aware: the leader-based all-to-all of node-aware MPIs (the node-level aggregation of
 // Kumar, Mamidala and Panda, "Scaling alltoall collective on multi-core systems", IPDPS 2008;
-// MPICH's multi-leader alltoall, pmodels/mpich issue 3769: 3.84x at 32 nodes x 40 ranks). The
+// MPICH's multi-leader alltoall, 3.84x at 32 nodes x 40 ranks in the MPICH developers' thread
+// https://github.com/pmodels/mpich/issues/3769). The
 // ranks of every node are cut into alltoall_leaders groups of consecutive ranks (sizes differ by
 // at most one; a node with fewer ranks has one group per rank), each led by its first rank:
 //   gather:   every member sends its whole row (its P blocks) to its leader, which packs each
@@ -182,7 +183,7 @@ const AlgorithmInfo &node_aware_alltoall_info() {
         "leaders, columns scattered back";
     a.source =
         "Kumar, Mamidala and Panda 2008 (Scaling alltoall collective on multi-core systems); "
-        "MPICH's multi-leader alltoall (pmodels/mpich issue 3769)";
+        "MPICH's multi-leader alltoall (https://github.com/pmodels/mpich/issues/3769)";
     a.params = {ParamSpec::integer("alltoall_leaders", "1")
                     .range(1, 1 << 20)
                     .about("alltoall node_aware: leaders per node, each gathering the rows of an "
