@@ -536,6 +536,9 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
     op->comm = ctx->comm();
     return issued(std::move(op));
   }
+  // A blocking call while nonblocking ones are outstanding must not hold them back (request.hpp).
+  const bool alongside = async.blocking() && operations_outstanding();
+  if (alongside && d->algo->is_vendor()) settle(c.comm);
   if (d->algo->is_vendor() && !sig->vendor_in_units) {
     if (async.blocking() || async.kind == Operation::Kind::nonblocking) {
       const int rc = vendor(async.request);  // the user's arguments, unchanged
@@ -643,7 +646,8 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
   const Reducer &reducer = is_predefined_op(op) && sig->predefined_unit
                                ? ctx->predefined_reducer(sig->unit_type, unit, op)
                                : own.emplace(sig->unit_type, unit, op);
-  rc = execute(plan, bufs, reducer, *ctx, trace_call.phase_seconds());
+  rc = alongside ? execute_alongside(plan, bufs, reducer, *ctx, trace_call.phase_seconds())
+                 : execute(plan, bufs, reducer, *ctx, trace_call.phase_seconds());
   if (rc == MPI_SUCCESS) rc = st.unstage(scratch, unpack_t);
   add_pack_phases();
   return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);

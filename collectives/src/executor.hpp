@@ -69,6 +69,10 @@ class Cursor {
   // inside, per phase, is added to phase_seconds when not null.
   bool advance(std::vector<double> *phase_seconds);
   int error() const { return err_; }
+  // The plan phase of the round in flight (-1 when complete or without a plan).
+  int phase() const {
+    return plan_ != nullptr && round_ < plan_->rounds.size() ? plan_->rounds[round_].phase : -1;
+  }
 
  private:
   template <bool Block>

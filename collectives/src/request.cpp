@@ -265,6 +265,30 @@ int next_nonblocking_tag(Context &ctx) {
   return ctx.next_nonblocking_tag(kNonblockingTags);
 }
 
+bool operations_outstanding() { return !g_active.empty(); }
+
+int execute_alongside(const Plan &plan, const ExecBuffers &bufs, const Reducer &reducer,
+                      Context &ctx, std::vector<double> *phase_seconds) {
+  Cursor c;
+  c.reset(&plan, bufs, &reducer, ctx.comm(), kBlockingTag, &ctx.requests());
+  while (!c.advance(phase_seconds)) {
+    const int ph = c.phase();
+    const double t0 = phase_seconds != nullptr ? MPI_Wtime() : 0.0;
+    progress();
+    if (phase_seconds != nullptr && ph >= 0 && static_cast<std::size_t>(ph) < phase_seconds->size())
+      (*phase_seconds)[static_cast<std::size_t>(ph)] += MPI_Wtime() - t0;
+  }
+  return c.error();
+}
+
+void settle(MPI_Comm user_comm) {
+  auto on_comm = [user_comm] {
+    return std::any_of(g_active.begin(), g_active.end(),
+                       [user_comm](const Operation *op) { return op->user_comm() == user_comm; });
+  };
+  while (on_comm()) progress();
+}
+
 bool requests_in_use() {
   return !g_active.empty() || !g_persistent.empty();
 }

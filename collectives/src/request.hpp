@@ -110,6 +110,23 @@ int issue(std::unique_ptr<Operation> op, MPI_Request *request);
 
 // Makes progress on every outstanding operation (nothing when there is none: one branch).
 void progress();
+// Whether any operation is outstanding (started and not complete in the engine).
+bool operations_outstanding();
+
+// A blocking call made while operations are outstanding must not hold them back: a peer may be
+// waiting for one of them before it enters this call (legal MPI: even ranks Iallreduce, Allreduce,
+// Wait; odd ranks Iallreduce, Wait, Allreduce). So:
+// - a plan runs with the blocking tag (the peers that have nothing outstanding run it as usual),
+//   advanced with tests while every outstanding operation is advanced too; the time spent on
+//   those is counted in the round's phase;
+int execute_alongside(const Plan &plan, const ExecBuffers &bufs, const Reducer &reducer,
+                      Context &ctx, std::vector<double> *phase_seconds);
+// - a blocking vendor call cannot advance pcoll's plans while it waits inside the vendor, so the
+//   operations outstanding on its communicator are completed first (every rank does the same
+//   before this call, or waits for them, or is in a pcoll call that advances them). Operations
+//   on other communicators are not: a program that waits for one of those on one rank while
+//   another rank sits in a blocking vendor call can still hang (docs/architecture.md).
+void settle(MPI_Comm user_comm);
 // Whether any pcoll request exists (outstanding, or persistent): when none does, the completion
 // calls of libpcoll_mpi.so hand everything straight to the vendor.
 bool requests_in_use();

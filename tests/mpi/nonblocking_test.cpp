@@ -10,6 +10,10 @@
 //   - many collectives outstanding at once on two communicators with different algorithms,
 //     mixed with point-to-point requests and persistent ones in one PCOLL_Waitall, in
 //     PCOLL_Waitany / Waitsome / Testall loops, and completed in reverse order;
+//   - a blocking collective called while a nonblocking one is outstanding, on ranks whose peers
+//     wait for that nonblocking one first (legal MPI: the blocking call must not hold back the
+//     outstanding one), for a pcoll algorithm and the vendor as the blocking call, on the same
+//     and on another communicator;
 //   - errors: a null request pointer, starting an active persistent request, freeing one.
 #include <mpi.h>
 #include <pcoll/pcoll.h>
@@ -425,6 +429,63 @@ TEST_CASE("many outstanding collectives, point-to-point and persistent requests 
     if (reqs[barrier_at] != barrier) f.add("the persistent request was not left as it was");
     PCOLL_Request_free(&barrier);
   }
+  MPI_Comm_free(&other);
+  f.check_all(world);
+}
+
+TEST_CASE("a blocking collective while a nonblocking one is outstanding that a peer waits for",
+          "[nonblocking]") {
+  // Even ranks: Iallreduce(A), blocking B, Wait(A). Odd ranks: Iallreduce(A), Wait(A), B. A has
+  // several rounds (ring, chiara), so the odd ranks' Wait needs the even ranks to advance A
+  // while they are inside B. (A vendor B on another communicator is not covered: pcoll cannot
+  // advance its plans inside the vendor's blocking call; see docs/architecture.md.)
+  MPI_Comm world = MPI_COMM_WORLD, other = MPI_COMM_NULL;
+  MPI_Comm_dup(world, &other);
+  const int P = size_of(world), me = rank_of(world);
+  Failures f;
+  const int n = 1000;
+  std::vector<double> in(n), want(n, -2.0), out(n, -1.0), b_in(n), b_want(n, -2.0), b_out(n);
+  for (int i = 0; i < n; ++i) {
+    in[static_cast<std::size_t>(i)] = value(me, i, 3);
+    b_in[static_cast<std::size_t>(i)] = value(me, i, 4);
+  }
+  for (const char *a_algo : {"ring", "chiara"})
+    for (const char *b_algo : {"ring", "recursive_doubling", "chiara", "vendor"})
+      for (const bool same_comm : {true, false}) {
+        if (!same_comm && std::string(b_algo) == "vendor") continue;
+        const MPI_Comm b_comm = same_comm ? world : other;
+        const std::string what = std::string("A ") + a_algo + ", B " + b_algo +
+                                 (same_comm ? " (same communicator)" : " (another communicator)");
+        {
+          const Overrides o(world, {{"allreduce", a_algo}});
+          PCOLL_Allreduce(in.data(), want.data(), n, MPI_DOUBLE, MPI_SUM, world);
+        }
+        const Overrides ob(b_comm, {{"allreduce", b_algo}, {"bcast", b_algo == std::string("vendor") ? "vendor" : "auto"}});
+        PCOLL_Allreduce(b_in.data(), b_want.data(), n, MPI_DOUBLE, MPI_SUM, b_comm);
+        std::fill(out.begin(), out.end(), -1.0);
+        std::fill(b_out.begin(), b_out.end(), -1.0);
+        MPI_Request r = MPI_REQUEST_NULL;
+        {
+          const Overrides o(world, {{"allreduce", a_algo}});
+          if (PCOLL_Iallreduce(in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, world, &r) !=
+              MPI_SUCCESS)
+            f.add("Iallreduce failed: " + what);
+        }
+        int root_value = me == 0 ? 42 : -1;
+        if (me % 2 == 0) {
+          PCOLL_Allreduce(b_in.data(), b_out.data(), n, MPI_DOUBLE, MPI_SUM, b_comm);
+          PCOLL_Bcast(&root_value, 1, MPI_INT, 0, b_comm);
+          PCOLL_Wait(&r, MPI_STATUS_IGNORE);
+        } else {
+          PCOLL_Wait(&r, MPI_STATUS_IGNORE);
+          PCOLL_Allreduce(b_in.data(), b_out.data(), n, MPI_DOUBLE, MPI_SUM, b_comm);
+          PCOLL_Bcast(&root_value, 1, MPI_INT, 0, b_comm);
+        }
+        if (out != want) f.add("the outstanding allreduce differs from blocking: " + what);
+        if (b_out != b_want) f.add("the blocking allreduce differs: " + what);
+        if (root_value != 42) f.add("the blocking bcast is wrong: " + what);
+        (void)P;
+      }
   MPI_Comm_free(&other);
   f.check_all(world);
 }
