@@ -1,6 +1,8 @@
 // Block decomposition and halo exchange; see grid.hpp.
 #include "grid.hpp"
 
+#include <pcoll/pcoll.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -99,8 +101,10 @@ void HaloExchange::start(kernels::ConstField x) {
 }
 
 void HaloExchange::finish(kernels::Field x) {
-  check_mpi(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE),
-            "halo MPI_Waitall");
+  // PCOLL_Waitall, not MPI_Waitall: while it waits for the faces it also advances pcoll's
+  // outstanding collectives (pipecg's PCOLL_Iallreduce), which only move inside pcoll calls.
+  check_mpi(PCOLL_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE),
+            "halo PCOLL_Waitall");
   for (int f = 0; f < 6; ++f)
     if (d_.neighbour[f] != MPI_PROC_NULL) kernels::unpack_face(d_.box, f, recv_[f], x);
 }

@@ -69,9 +69,9 @@ std::vector<Key> keys(Options &o) {
        false,
        {"sum", "exact"}},
       {"solver", "overlap",
-       "pipecg: start the allreduce with the vendor's MPI_Iallreduce and apply the stencil while "
-       "it "
-       "runs (false: blocking PCOLL_Allreduce with the chosen algorithm, no overlap)",
+       "pipecg: start the allreduce with PCOLL_Iallreduce (the chosen algorithm, nonblocking) and "
+       "apply the stencil while it runs (false: blocking PCOLL_Allreduce before the stencil, no "
+       "overlap)",
        &o.overlap},
       {"run", "allreduce",
        "allreduce algorithm(s), comma-separated, compared in one launch in rotating order "

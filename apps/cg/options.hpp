@@ -21,7 +21,7 @@ struct Options {
   double tol = 1e-8;              // relative residual ||r|| / ||b||
   int max_iterations = 1000;      //
   std::string reduction = "sum";  // sum | exact (see Reduction in solver.hpp)
-  bool overlap = true;            // pipecg: vendor MPI_Iallreduce overlapping the stencil
+  bool overlap = true;            // pipecg: PCOLL_Iallreduce overlapping the stencil
   // [run]
   std::vector<std::string> allreduce;  // algorithms compared in one launch; empty: environment
   int runs = 1;

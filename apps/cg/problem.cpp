@@ -100,13 +100,17 @@ void Reducer::allreduce(double *v, int k) {
 void Reducer::start(double *v, int k) {
   double *buf = prepare(v, k);
   const int count = exact_ ? size_ * k : k;
-  check_mpi(MPI_Iallreduce(MPI_IN_PLACE, buf, count, MPI_DOUBLE, MPI_SUM, comm_, &request_),
-            "MPI_Iallreduce");
-  if (served_.empty()) served_ = "vendor MPI_Iallreduce";
+  check_mpi(PCOLL_Iallreduce(MPI_IN_PLACE, buf, count, MPI_DOUBLE, MPI_SUM, comm_, &request_),
+            "PCOLL_Iallreduce");
+  if (served_.empty()) {
+    const char *name = "";
+    PCOLL_Get_last_algorithm(comm_, &name);
+    served_ = name;
+  }
 }
 
 void Reducer::wait(double *v, int k) {
-  check_mpi(MPI_Wait(&request_, MPI_STATUS_IGNORE), "MPI_Wait (Iallreduce)");
+  check_mpi(PCOLL_Wait(&request_, MPI_STATUS_IGNORE), "PCOLL_Wait (PCOLL_Iallreduce)");
   finish(v, k);
 }
 

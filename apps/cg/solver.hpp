@@ -1,7 +1,8 @@
 // Distributed conjugate-gradient solvers for -Laplace(u) = f with a manufactured solution:
 // textbook CG (`cg`), single-reduction Chronopoulos-Gear CG (`cg1`) and pipelined Ghysels-Vanroose
 // CG (`pipecg`), optionally Jacobi-preconditioned. Every dot product goes through PCOLL_Allreduce
-// (pipecg with overlap: the vendor's MPI_Iallreduce, which pcoll has no nonblocking form of yet).
+// (pipecg with overlap: PCOLL_Iallreduce, the same algorithm's plan run as a nonblocking request,
+// completed by PCOLL_Wait and advanced by the halo exchange's PCOLL_Waitall).
 #pragma once
 
 #include <mpi.h>
@@ -42,7 +43,7 @@ class Reducer {
  public:
   Reducer(MPI_Comm comm, bool exact);
   void allreduce(double *v, int k);                      // PCOLL_Allreduce, blocking
-  void start(double *v, int k);                          // MPI_Iallreduce (vendor), nonblocking
+  void start(double *v, int k);                          // PCOLL_Iallreduce, nonblocking
   void wait(double *v, int k);                           // completes start()
   const std::string &served() const { return served_; }  // algorithm of the first call
   void forget_served() { served_.clear(); }              // at the start of each run

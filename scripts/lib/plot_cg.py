@@ -5,8 +5,9 @@ Reads the per-run rows (one file per rank count and solver, several allreduce al
 prints per (P, solver, algorithm): iterations, the median time per iteration on the critical path
 with its MAD and p10..p90 over the timed runs, the allreduce share, and the speedup over vendor
 with its bootstrap interval and verdict (scripts/lib/speedup.py: "within noise" when the
-interval contains 1.0). pipecg rows run with the vendor's overlapped MPI_Iallreduce are labelled
-`MPI_Iallreduce` and compared with pipecg's blocking vendor row. The figure stacks, per
+interval contains 1.0). pipecg rows run overlapped (PCOLL_Iallreduce under the row's algorithm,
+the vendor's MPI_Iallreduce for vendor) are labelled `ALGORITHM+overlap` and compared with
+pipecg's blocking vendor row. The figure stacks, per
 algorithm, the mean time per iteration of halo, stencil, vector work, the allreduces (hatched)
 and the rest, one panel per solver, bars grouped by P.
 
@@ -28,7 +29,7 @@ ORDER = []  # algorithms in first-seen order
 
 def label_of(r):
     if r["solver"] == "pipecg" and r["overlap"] == "1":
-        return "MPI_Iallreduce"
+        return r["algorithm"] + "+overlap"
     return r["algorithm"]
 
 

@@ -123,6 +123,24 @@ PY
         awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i; next}
                  $col["stencil_s"] < $col["iterations"] * 256 * 1e-8 {bad = 1} END {exit bad}' cg.csv ||
             { echo "FAIL: injected compute not charged"; exit 1; }
-        echo "cg: identical iterates, compute charged" ;;
+        # pipecg overlapped with PCOLL_Iallreduce (the nonblocking path in simulation): bitwise
+        # the blocking run under each algorithm, and less allreduce time left exposed once a
+        # stencil of 25.6 us per iteration runs while the reduction is in flight. Each MPI_Test
+        # costs 1e-7 s, not grown (pcoll's waits poll; at smpi/test 0 a polling rank would spin
+        # without simulated time passing).
+        for overlap in false true; do
+            run --cfg=smpi/test:1e-7 --cfg=smpi/grow-injected-times:no "${smpi_build}/apps/cg/cg" \
+                --nx 16 --ny 16 --nz 16 --solver pipecg --overlap "${overlap}" \
+                --allreduce chiara,rabenseifner --runs 1 --warmup 0 -q \
+                --sim-stencil-per-point 1e-7 --sim-vector-per-point 1e-8 --csv "pipecg-${overlap}.csv" \
+                >"pipecg-${overlap}.out"
+        done
+        awk -F, 'FNR == 1 {for (i = 1; i <= NF; i++) col[$i] = i; next}
+                 FILENAME ~ /false/ {d[$col["algorithm"]] = $col["digest"]; a[$col["algorithm"]] = $col["allreduce_s"]; next}
+                 {n++; if (d[$col["algorithm"]] != $col["digest"]) {print "FAIL: pipecg overlapped differs from blocking: " $col["algorithm"]; bad = 1}
+                  if (!($col["allreduce_s"] < a[$col["algorithm"]])) {print "FAIL: no allreduce time hidden: " $col["algorithm"] " " $col["allreduce_s"] " vs " a[$col["algorithm"]]; bad = 1}}
+                 END {if (n != 2) {print "FAIL: " n " overlapped rows"; bad = 1} exit bad}' \
+            pipecg-false.csv pipecg-true.csv || exit 1
+        echo "cg: identical iterates, compute charged; pipecg overlapped bitwise the blocking one, allreduce time hidden" ;;
     *) echo "unknown mode ${mode}"; exit 2 ;;
 esac

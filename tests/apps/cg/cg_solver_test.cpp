@@ -3,9 +3,12 @@
 //    and its error against the manufactured u is the discretisation error of a tight solve;
 //  - the three solvers agree on the solution within what the tolerance allows;
 //  - reduction = exact: every allreduce algorithm in pcoll's registry (and vendor, auto, and
-//    pipecg's vendor MPI_Iallreduce) gives the same iteration count and bitwise the same iterates
-//    and residual history, for every solver; reduction = sum gives the same at P <= 2, where
-//    any order of adding two partial sums is the same;
+//    pipecg overlapped with PCOLL_Iallreduce) gives the same iteration count and bitwise the same
+//    iterates and residual history, for every solver; reduction = sum gives the same at P <= 2,
+//    where any order of adding two partial sums is the same;
+//  - pipecg overlapped (PCOLL_Iallreduce, completed by PCOLL_Wait) gives bitwise the iterates of
+//    pipecg blocking (PCOLL_Allreduce) under every algorithm, in reduction = sum at every P: the
+//    nonblocking request runs the blocking call's plan, so the additions are in the same order;
 //  - across P only within round-off: the same solve on MPI_COMM_SELF (P = 1) on every rank;
 //  - second order: the error falls by ~4 when h halves (7^3, 15^3, 31^3).
 #include <mpi.h>
@@ -143,12 +146,46 @@ TEST_CASE("reduction = exact: every allreduce algorithm gives bitwise the same i
       REQUIRE(bitwise_equal(s.x, first.x));
       REQUIRE(s.res.digest == first.res.digest);
     }
-    if (std::string(solver) == "pipecg") {  // the overlapped vendor MPI_Iallreduce too
+    if (std::string(solver) == "pipecg") {  // overlapped with PCOLL_Iallreduce too
       opt.overlap = true;
-      const Solved s = solve(MPI_COMM_WORLD, grid, opt);
-      REQUIRE(s.res.served == "vendor MPI_Iallreduce");
-      REQUIRE(bitwise_equal(s.x, first.x));
-      REQUIRE(bitwise_equal(s.res.history, first.res.history));
+      for (const auto &set : sets) {
+        const Solved s = solve(MPI_COMM_WORLD, grid, opt, set);
+        REQUIRE(bitwise_equal(s.x, first.x));
+        REQUIRE(bitwise_equal(s.res.history, first.res.history));
+      }
+    }
+  }
+}
+
+TEST_CASE("pipecg overlapped with PCOLL_Iallreduce: bitwise the blocking pipecg, every algorithm") {
+  const auto algos = pcoll_test::variants_of("allreduce", pcoll_test::mpi, true);
+  REQUIRE(algos.size() >= 5);
+  const std::array<int, 3> grid = {10, 9, 11};
+  for (const char *pc : {"none", "jacobi"}) {
+    CAPTURE(pc);
+    Options opt = options("pipecg", pc);  // reduction = sum: the bits follow the algorithm
+    std::vector<pcoll_test::Set> sets = {{{"allreduce", "vendor"}}, {{"allreduce", "auto"}}};
+    for (const auto &v : algos) sets.push_back(v.overrides("allreduce"));
+    for (const auto &set : sets) {
+      std::string label;
+      for (const auto &[k, v] : set) label += k + "=" + v + " ";
+      CAPTURE(label);
+      opt.overlap = false;
+      const Solved blocking = solve(MPI_COMM_WORLD, grid, opt, set);
+      opt.overlap = true;
+      const Solved overlapped = solve(MPI_COMM_WORLD, grid, opt, set);
+      REQUIRE(blocking.res.converged);
+      REQUIRE(overlapped.res.served == blocking.res.served);
+      if (set.at(0).second == "vendor") {
+        // The vendor's MPI_Iallreduce (libnbc in Open MPI) may add in another order than its
+        // MPI_Allreduce: the same solve within round-off, not bitwise.
+        REQUIRE(std::abs(overlapped.res.iterations - blocking.res.iterations) <= 1);
+        continue;
+      }
+      REQUIRE(overlapped.res.iterations == blocking.res.iterations);
+      REQUIRE(bitwise_equal(overlapped.res.history, blocking.res.history));
+      REQUIRE(bitwise_equal(overlapped.x, blocking.x));
+      REQUIRE(overlapped.res.digest == blocking.res.digest);
     }
   }
 }
