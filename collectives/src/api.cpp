@@ -511,14 +511,30 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
   for (const std::string &w : d->warnings)
     if (first_in_process(w) && speaker(*ctx)) report(w);
   ctx->last_algorithm = d->algo->name;
-  // (Nonblocking and persistent calls are not traced yet: their time is not the call's.)
+  const auto traced_count = [&] {
+    return c.v ? std::accumulate(c.v->recvcounts, c.v->recvcounts + c.v->peers, std::size_t(0))
+               : static_cast<std::size_t>(c.count);
+  };
+  // A blocking call is recorded by trace_call; a nonblocking or persistent one by its operation,
+  // from its start to its completion (trace::OpRecord), so the call itself is not.
   if (async.blocking() && trace_call.on())
-    trace_call.describe(
-        ctx->comm(), collective_name(c.coll), d->label(),
-        c.v ? std::accumulate(c.v->recvcounts, c.v->recvcounts + c.v->peers, std::size_t(0))
-            : static_cast<std::size_t>(c.count),
-        sig->type_size);
+    trace_call.describe(ctx->comm(), collective_name(c.coll), d->label(), traced_count(),
+                        sig->type_size);
   auto issued = [&](std::unique_ptr<Operation> op) {
+    if (trace_call.on()) {
+      Operation::Described &w = op->described;
+      w.set = true;
+      w.comm = ctx->comm();
+      w.coll = async.kind == Operation::Kind::persistent
+                   ? std::string(collective_name(c.coll)) + "_init"
+                   : std::string("i") + collective_name(c.coll);
+      w.algo = d->label();
+      w.count = traced_count();
+      w.type_size = sig->type_size;
+      w.params = d->params;
+      if (const auto *po = dynamic_cast<const PlanOperation *>(op.get()); po && po->plan)
+        w.phases = po->plan->phases;
+    }
     const int rc = issue(std::move(op), async.request);
     return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
   };
@@ -540,11 +556,12 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
   const bool alongside = async.blocking() && operations_outstanding();
   if (alongside && d->algo->is_vendor()) settle(c.comm);
   if (d->algo->is_vendor() && !sig->vendor_in_units) {
-    if (async.blocking() || async.kind == Operation::Kind::nonblocking) {
+    if (async.blocking() || (async.kind == Operation::Kind::nonblocking && !trace_call.on())) {
       const int rc = vendor(async.request);  // the user's arguments, unchanged
       return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
     }
-    // Persistent: the vendor's nonblocking call at each start.
+    // Persistent, or nonblocking and traced: the vendor's nonblocking call at each start, inside
+    // an operation of pcoll's (whose request completes when the vendor's does).
     auto op = std::make_unique<VendorOperation>(async.kind, c.comm);
     op->start = [vendor](char *, MPI_Request *inner) -> int { return vendor(inner); };
     return issued(std::move(op));

@@ -48,6 +48,7 @@ int cancel_fn(void *, int) {
 }
 
 void finish(Operation *op) {
+  op->record.close();
   op->active_ = false;
   if (op->kind() != Operation::Kind::nonblocking) return;
   const MPI_Request h = op->handle;
@@ -86,11 +87,15 @@ int start_one(MPI_Request *request) {
   }
   progress();
   op->err_ = MPI_SUCCESS;
-  if (const int rc = op->begin(); rc != MPI_SUCCESS) return call_errhandler(op->user_comm(), rc);
+  op->open_record();
+  if (const int rc = op->begin(); rc != MPI_SUCCESS) {
+    op->record.close();
+    return call_errhandler(op->user_comm(), rc);
+  }
   op->mpi_active_ = true;
   op->active_ = true;
   if (op->advance())
-    op->active_ = false;
+    finish(op);
   else
     g_active.push_back(op);
   return MPI_SUCCESS;
@@ -324,7 +329,9 @@ int issue(std::unique_ptr<Operation> op, MPI_Request *request) {
     delete raw;
     return rc;
   }
+  raw->open_record();
   if (const int rc = raw->begin(); rc != MPI_SUCCESS) {
+    raw->record.close();
     MPI_Request h = raw->handle;
     raw->engine_done_ = true;
     PMPI_Grequest_complete(h);
@@ -349,7 +356,11 @@ int PlanOperation::begin() {
 }
 
 bool PlanOperation::advance() {
-  if (!cursor_.advance(nullptr)) return false;
+  std::vector<double> *phases = record.phase_seconds();
+  const double t0 = phases != nullptr && trace::waiting() ? MPI_Wtime() : 0.0;
+  const bool done = cursor_.advance(phases);
+  if (t0 != 0.0) record.advanced_in_wait(MPI_Wtime() - t0);
+  if (!done) return false;
   err_ = cursor_.error();
   if (err_ == MPI_SUCCESS && unstage) err_ = unstage(scratch.data());
   return true;
@@ -379,6 +390,7 @@ using pcoll::progress;
 extern "C" {
 
 int PCOLL_Wait(MPI_Request *request, MPI_Status *status) {
+  const pcoll::trace::WaitClock waiting;  // the traced operations' "wait" phase
   if (pcoll::Operation *op = pcoll::persistent_of(*request)) {
     while (op->active_) progress();
     return pcoll::call_errhandler(op->user_comm(), pcoll::complete_persistent(op, status));
@@ -403,6 +415,7 @@ int PCOLL_Test(MPI_Request *request, int *flag, MPI_Status *status) {
 }
 
 int PCOLL_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  const pcoll::trace::WaitClock waiting;  // the traced operations' "wait" phase
   if (pcoll::any_mine(count, requests)) {
     int flag = 0;
     return pcoll::all_with_tokens(count, requests, &flag, statuses, true);
@@ -424,6 +437,7 @@ int PCOLL_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statu
 }
 
 int PCOLL_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
+  const pcoll::trace::WaitClock waiting;  // the traced operations' "wait" phase
   if (pcoll::any_mine(count, requests)) {
     int flag = 0;
     return pcoll::any_with_tokens(count, requests, index, &flag, status, true);
@@ -446,6 +460,7 @@ int PCOLL_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_
 
 int PCOLL_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                    MPI_Status statuses[]) {
+  const pcoll::trace::WaitClock waiting;
   if (pcoll::any_mine(incount, requests))
     return pcoll::some_with_tokens(incount, requests, outcount, indices, statuses, true);
   while (!g_active.empty()) {

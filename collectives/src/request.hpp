@@ -25,11 +25,14 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "executor.hpp"
 #include "plan.hpp"
 #include "reduce.hpp"
+#include "trace/recorder.hpp"
 
 namespace pcoll {
 
@@ -58,6 +61,23 @@ class Operation {
   bool mpi_active_ = false;  // persistent: started and not yet completed by a wait or test
   bool engine_done_ = false, mpi_freed_ = false;  // nonblocking: who still holds it
   int err_ = MPI_SUCCESS;
+
+  // Tracing: what a record of this operation says (set at the call, when tracing is on), and
+  // the record of the start in flight (opened at each start, added at its completion).
+  struct Described {
+    bool set = false;
+    MPI_Comm comm = MPI_COMM_NULL;  // the context's communicator
+    std::string coll, algo;         // "iallreduce" / "allreduce_init", the algorithm's label
+    std::size_t count = 0, type_size = 0;
+    std::vector<std::pair<std::string, long long>> params;
+    std::vector<std::string> phases;
+  } described;
+  trace::OpRecord record;
+  void open_record() {
+    if (described.set)
+      record.open(described.comm, described.coll, described.algo, described.count,
+                  described.type_size, described.params, described.phases);
+  }
 
  private:
   Kind kind_;

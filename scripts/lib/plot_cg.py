@@ -85,7 +85,8 @@ def summarize(rows):
 
 
 def print_table(stats):
-    hdr = (f"{'P':>4} {'solver':<7} {'algorithm':<20} {'iters':>5} {'us/iter (median)':>16} "
+    w = max([20] + [len(label) for (_, _, label) in stats])
+    hdr = (f"{'P':>4} {'solver':<7} {'algorithm':<{w}} {'iters':>5} {'us/iter (median)':>16} "
            f"{'MAD':>7} {'p10..p90':>15} {'allreduce':>9} {'share':>6}  speedup over vendor")
     print(hdr)
     print("-" * (len(hdr) + 24))
@@ -99,7 +100,7 @@ def print_table(stats):
             c = speedup_ci(base["per_it"], s["per_it"])
             sp = format_speedup(c) + (f" {c.verdict}" if c.verdict in ("faster", "slower") else "")
         its = "/".join(str(i) for i in s["iterations"])
-        print(f"{P:>4} {solver:<7} {label:<20} {its:>5} {1e6 * s['median']:>16.1f} "
+        print(f"{P:>4} {solver:<7} {label:<{w}} {its:>5} {1e6 * s['median']:>16.1f} "
               f"{1e6 * s['mad']:>7.1f} {1e6 * s['p10']:>7.1f}..{1e6 * s['p90']:<7.1f} "
               f"{1e6 * s['allreduce']:>9.1f} {100 * s['share']:>5.1f}%  {sp}")
     s0 = next(iter(stats.values()))

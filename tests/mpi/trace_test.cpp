@@ -1,8 +1,10 @@
 // The trace recorder and writer: phases sum to no more than the call, clock offsets, bounded
-// memory (summaries past trace_max_calls, and the file says so), application phases, and a file
-// written at P ranks read back with the HDF5 C API in the documented layout.
+// memory (summaries past trace_max_calls, and the file says so), application phases, a file
+// written at P ranks read back with the HDF5 C API in the documented layout, and nonblocking and
+// persistent operations recorded from start to completion with their progress and wait phases.
 #include <hdf5.h>
 #include <mpi.h>
+#include <pcoll/pcoll.h>
 #include <pcoll/trace.h>
 #include <pcoll/pcoll.hpp>
 
@@ -171,6 +173,66 @@ TEST_CASE("recorder: calls, phases within the call, clock offsets, app phases") 
     H5Tclose(s32);
     H5Fclose(f);
   }
+}
+
+TEST_CASE("nonblocking and persistent operations: one record from start to completion") {
+  const std::string path = test_file("nonblocking");
+  REQUIRE(PCOLL_Trace_start(path.c_str()) == MPI_SUCCESS);
+  const auto &r = recorder();
+  const std::size_t before = r.calls().size();
+  const int n = 1000;
+  std::vector<double> in(n, 1.0), out(n, 0.0);
+  const double busy = 0.002;  // seconds of "compute" between the start and the wait
+  auto compute = [busy] {
+    const double t0 = MPI_Wtime();
+    while (MPI_Wtime() - t0 < busy) {
+    }
+  };
+  for (const char *algo : {"ring", "vendor"}) {
+    pcoll::ScopedConfig use(MPI_COMM_WORLD, "allreduce", algo);
+    MPI_Request req = MPI_REQUEST_NULL;
+    REQUIRE(PCOLL_Iallreduce(in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req) ==
+            MPI_SUCCESS);
+    compute();
+    REQUIRE(PCOLL_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(out[0] == static_cast<double>(world_size()));
+  }
+  MPI_Request pers = MPI_REQUEST_NULL;
+  {
+    pcoll::ScopedConfig use(MPI_COMM_WORLD, "allreduce", "recursive_doubling");
+    REQUIRE(PCOLL_Allreduce_init(in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
+                                 MPI_INFO_NULL, &pers) == MPI_SUCCESS);
+  }
+  for (int k = 0; k < 3; ++k) {
+    REQUIRE(PCOLL_Start(&pers) == MPI_SUCCESS);
+    REQUIRE(PCOLL_Wait(&pers, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  }
+  REQUIRE(PCOLL_Request_free(&pers) == MPI_SUCCESS);
+  REQUIRE(r.calls().size() == before + 5);  // the calls themselves are not recorded
+  std::vector<std::string> colls, algos;
+  for (std::size_t i = before; i < r.calls().size(); ++i) {
+    const auto &c = r.calls()[i];
+    colls.push_back(r.names()[c.coll]);
+    algos.push_back(r.names()[c.algo]);
+    CHECK(c.bytes == 8000);
+    if (i > before) CHECK(c.comm_seq == r.calls()[i - 1].comm_seq + 1);  // in issue order
+    REQUIRE(c.nphases >= 1);
+    const auto &last = r.phases()[c.phase_first + c.nphases - 1];
+    CHECK(r.names()[last.name] == "wait");
+    double sum = 0;
+    for (std::uint32_t k = 0; k < c.nphases; ++k) sum += r.phases()[c.phase_first + k].seconds;
+    CHECK(sum <= c.t_exit - c.t_enter + 1e-9);
+    CHECK(last.seconds >= 0.0);
+    CHECK(c.t_exit >= c.t_enter);
+    if (algos.back() == "ring" && world_size() > 1) CHECK(c.nphases == 3);  // 2 plan phases
+    if (algos.back() == "vendor") CHECK(c.nphases == 1);
+  }
+  CHECK(colls == std::vector<std::string>{"iallreduce", "iallreduce", "allreduce_init",
+                                          "allreduce_init", "allreduce_init"});
+  CHECK(algos[0] == "ring");
+  CHECK(algos[1] == "vendor");
+  CHECK(algos[2] == "recursive_doubling");
+  REQUIRE(PCOLL_Trace_stop() == MPI_SUCCESS);
 }
 
 TEST_CASE("bounded memory: summaries past trace_max_calls, and the file says so") {

@@ -1,5 +1,6 @@
 #include "trace/recorder.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -220,6 +221,74 @@ void CallScope::end() {
   if (!r.current_described || !r.active()) return;
   r.current.iteration = r.iteration();
   r.add_call(r.current, r.phase_name_scratch(), r.phase_scratch());
+}
+
+// --- nonblocking and persistent operations -----------------------------------------------------
+
+namespace {
+// Seconds spent in pcoll's completion calls so far (WaitClock), and since when the one in
+// progress has been waiting (nesting counted, the outermost one timed).
+double g_waited = 0, g_wait_since = 0;
+int g_wait_depth = 0;
+double waited_now() {
+  return g_waited + (g_wait_depth > 0 ? MPI_Wtime() - g_wait_since : 0.0);
+}
+}  // namespace
+
+bool waiting() { return g_wait_depth > 0; }
+
+void WaitClock::begin() {
+  armed_ = true;
+  if (g_wait_depth++ == 0) g_wait_since = MPI_Wtime();
+}
+
+void WaitClock::end() {
+  if (--g_wait_depth == 0) g_waited += MPI_Wtime() - g_wait_since;
+}
+
+void OpRecord::open(MPI_Comm comm, const std::string &coll, const std::string &algo,
+                    std::size_t count, std::size_t type_size,
+                    const std::vector<std::pair<std::string, long long>> &params,
+                    const std::vector<std::string> &phase_names) {
+  on_ = false;
+  if (!active() || writing()) return;
+  Recorder &r = recorder();
+  on_ = true;
+  rec_ = CallRecord{};
+  rec_.t_enter = MPI_Wtime();
+  const auto on_comm = r.next_on_comm(comm);
+  rec_.comm_seq = on_comm.first;
+  rec_.comm_root = on_comm.second;
+  int size = 1;
+  PMPI_Comm_size(comm, &size);
+  rec_.comm_size = size;
+  rec_.coll = r.intern(coll);
+  rec_.algo = r.intern(algo);
+  std::string p;
+  for (const auto &kv : params)
+    p += (p.empty() ? "" : ",") + kv.first + "=" + param_text(kv.first, kv.second);
+  rec_.params = r.intern(p);
+  rec_.count = count;
+  rec_.type_size = static_cast<std::uint32_t>(type_size);
+  rec_.bytes = count * type_size;
+  rec_.iteration = r.iteration();
+  names_.clear();
+  for (const auto &n : phase_names) names_.push_back(r.intern(n));
+  seconds_.assign(names_.size(), 0.0);
+  wait_mark_ = waited_now();
+  in_wait_ = 0;
+}
+
+void OpRecord::close() {
+  if (!on_) return;
+  on_ = false;
+  Recorder &r = recorder();
+  if (!r.active()) return;
+  rec_.t_exit = MPI_Wtime();
+  seconds_.resize(names_.size());
+  names_.push_back(r.intern("wait"));
+  seconds_.push_back(std::max(0.0, waited_now() - wait_mark_ - in_wait_));
+  r.add_call(rec_, names_, seconds_);
 }
 
 // --- hooks ---------------------------------------------------------------------------------------

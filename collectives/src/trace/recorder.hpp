@@ -210,4 +210,56 @@ class CallScope {
   bool armed_ = false;  // the only member: constructing a scope when off is one store
 };
 
+// The record of a nonblocking or persistent operation, opened at its start and added at its
+// completion (by the engine, in request.cpp), so one record spans the time the collective was in
+// flight: t_enter = the start, t_exit = when pcoll saw its last round complete. Its phases are
+// the plan's, each the time spent inside pcoll advancing that phase's rounds (posting, testing,
+// reducing), then "wait": the time the program spent blocked in pcoll's completion calls
+// (PCOLL_Wait & co., MPI_Wait & co. under libpcoll_mpi.so) while the operation was in flight.
+// What the program overlapped is the span minus "wait". The collective's name is the MPI call's
+// ("iallreduce"; a persistent start "allreduce_init").
+class OpRecord {
+ public:
+  bool on() const { return on_; }
+  // Opens the record when tracing is on (`comm`: the context's communicator).
+  void open(MPI_Comm comm, const std::string &coll, const std::string &algo, std::size_t count,
+            std::size_t type_size, const std::vector<std::pair<std::string, long long>> &params,
+            const std::vector<std::string> &phase_names);
+  // Where the cursor adds the time spent per plan phase; nullptr when not recording.
+  std::vector<double> *phase_seconds() { return on_ ? &seconds_ : nullptr; }
+  // Time spent advancing this operation inside a completion call: counted in its phase, so
+  // taken out of "wait".
+  void advanced_in_wait(double seconds) { in_wait_ += seconds; }
+  void close();  // adds the record (nothing when not open)
+
+ private:
+  bool on_ = false;
+  CallRecord rec_;
+  std::vector<std::uint32_t> names_;
+  std::vector<double> seconds_;
+  double wait_mark_ = 0, in_wait_ = 0;
+};
+
+// Whether the program is inside a pcoll completion call (a WaitClock is armed).
+bool waiting();
+
+// Marks the time the program spends blocked in a pcoll completion call (OpRecord's "wait").
+// Constructing one when tracing is off is one branch.
+class WaitClock {
+ public:
+  WaitClock() {
+    if (active()) begin();
+  }
+  ~WaitClock() {
+    if (armed_) end();
+  }
+  WaitClock(const WaitClock &) = delete;
+  WaitClock &operator=(const WaitClock &) = delete;
+
+ private:
+  void begin();
+  void end();
+  bool armed_ = false;
+};
+
 }  // namespace pcoll::trace
