@@ -24,7 +24,8 @@
 # smpi/test = 1e-7 s of simulated time (about a real one's, and not grown on repetition:
 # smpi/grow-injected-times:no): pcoll's waits poll their plans' requests with tests, which at
 # SimGrid's default (1e-4 s, doubling) would swamp the collective, and at 0 would never let
-# simulated time advance.
+# simulated time advance. The overlapped run leaves out vendor there (SimGrid 3.32's own
+# MPI_Iallreduce segfaults at P = 256).
 # Writes DIR/cg_<deck>_<solver>_P<P>.{csv,h5,log}, DIR/table.txt, DIR/cg-split.png
 # (DIR: <build>/results/cg-<deck>-<date> by default).
 set -euo pipefail
@@ -179,8 +180,17 @@ for P in ${ranks}; do
         (( first == 1 && refine > 0 )) && extra+=(--refine "${refine}") && first=0
         if [[ "${s}" == pipecg ]]; then
             launch "${P}" "${base}" --solver pipecg --overlap false --allreduce "${algos// /,}" "${extra[@]}"
+            ov_algos="${algos}"
+            if [[ -n "${smpi}" ]]; then
+                # SimGrid 3.32's own MPI_Iallreduce (the vendor's here) crashes at P = 256.
+                ov_algos="$(tr ' ' '\n' <<<"${algos}" | grep -vx vendor | tr '\n' ' ')"
+                ov_algos="${ov_algos% }"
+                pcoll_msg "P=${P}: simulation: the overlapped run leaves out vendor" \
+                    "(SimGrid 3.32's MPI_Iallreduce segfaults at P = 256)"
+            fi
             pcoll_msg "P=${P}: pipecg with PCOLL_Iallreduce overlapping the stencil"
-            launch "${P}" "${base}_overlap" --solver pipecg --overlap true --allreduce "${algos// /,}"
+            [[ -z "${ov_algos}" ]] ||
+                launch "${P}" "${base}_overlap" --solver pipecg --overlap true --allreduce "${ov_algos// /,}"
         else
             launch "${P}" "${base}" --solver "${s}" --allreduce "${algos// /,}" "${extra[@]}"
         fi
