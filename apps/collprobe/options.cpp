@@ -87,6 +87,13 @@ Options parse_options(int argc, char **argv, int rank) {
   app.add_option("--entries", entries,
                  "comma-separated entries to run (default: all; pmpi is always run, it is the "
                  "reference): pmpi, vendor, the pcoll algorithms, auto, ompi:NAME");
+  std::string forms;
+  app.add_option("--forms", forms,
+                 "comma-separated forms of each entry's call: blocking (default), nonblocking "
+                 "(NAME/nb: PCOLL_Iallreduce + PCOLL_Wait; pmpi/nb: PMPI_Iallreduce + PMPI_Wait), "
+                 "persistent (NAME/persistent: PCOLL_Allreduce_init once per block outside the "
+                 "timing, then PCOLL_Start + PCOLL_Wait per call; pcoll entries only). pmpi "
+                 "(blocking) always runs: the reference");
   app.add_option("--csv", o.csv, "write the samples (size,bytes,entry,block,seconds) here");
   app.add_option("--bw-reps", o.bw_reps,
                  "repetitions of the local bandwidth kernels (STREAM add, MPI_Reduce_local, "
@@ -140,6 +147,7 @@ Options parse_options(int argc, char **argv, int rank) {
       }
     }
     if (!entries.empty()) o.entries = CLI::detail::split(entries, ',');
+    if (!forms.empty()) o.forms = CLI::detail::split(forms, ',');
     positive("--blocks", o.blocks, 1);
     positive("--calls", o.calls, 1);
     positive("--min-calls", o.min_calls, 1);

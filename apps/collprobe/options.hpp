@@ -17,6 +17,7 @@ struct Options {
   int warmup = 100;       // untimed calls per (entry, size) before the blocks, at most ...
   unsigned seed = 42;     // seed of the per-block entry order
   std::vector<std::string> entries;  // empty: every entry the run can offer
+  std::vector<std::string> forms = {"blocking"};  // blocking, nonblocking, persistent
   std::string csv;                   // samples as CSV ('-' = stdout)
   int bw_reps = 200;                 // repetitions of the local bandwidth kernels
   bool quiet = false;

@@ -50,7 +50,7 @@ void print_summary(const RunInfo &run, const ProbeResult &res) {
     const double ref = median_of(by_entry["pmpi"]);
     std::printf("\n%s (%zu doubles), %d calls per block\n", human_bytes(s.bytes).c_str(),
                 s.bytes / sizeof(double), s.calls);
-    std::printf("  %-26s %10s %10s %7s  %s\n", "entry", "median_us", "min_us", "ratio",
+    std::printf("  %-32s %10s %10s %7s  %s\n", "entry", "median_us", "min_us", "ratio",
                 "served by");
     for (const std::string &e : run.entries) {
       const auto &v = by_entry[e];
@@ -58,7 +58,7 @@ void print_summary(const RunInfo &run, const ProbeResult &res) {
       std::string served;
       for (const auto &[entry, algo] : s.served)
         if (entry == e) served = algo;
-      std::printf("  %-26s %10.2f %10.2f %7.2f  %s\n", e.c_str(), med * 1e6,
+      std::printf("  %-32s %10.2f %10.2f %7.2f  %s\n", e.c_str(), med * 1e6,
                   v.empty() ? 0.0 : *std::min_element(v.begin(), v.end()) * 1e6,
                   med > 0 ? ref / med : 0.0, served.c_str());
     }

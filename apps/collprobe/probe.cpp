@@ -11,7 +11,8 @@
 
 namespace collprobe {
 
-std::vector<Entry> make_entries(const std::vector<std::string> &only, const OmpiForced &forced,
+namespace {
+std::vector<Entry> base_entries(const std::vector<std::string> &only, const OmpiForced &forced,
                                 MPI_Comm base) {
   std::vector<Entry> all;
   all.push_back({"pmpi", Kind::pmpi, "", base});
@@ -40,19 +41,102 @@ std::vector<Entry> make_entries(const std::vector<std::string> &only, const Ompi
   return picked;
 }
 
+std::vector<Entry> in_forms(const std::vector<Entry> &entries,
+                            const std::vector<std::string> &forms) {
+  for (const std::string &f : forms)
+    if (f != "blocking" && f != "nonblocking" && f != "persistent")
+      throw std::invalid_argument("--forms " + f +
+                                  ": unknown (allowed: blocking, nonblocking, persistent)");
+  auto has = [&](const char *f) { return std::find(forms.begin(), forms.end(), f) != forms.end(); };
+  std::vector<Entry> out;
+  for (const Entry &e : entries) {
+    // pmpi is always there in its blocking form: the reference of every check.
+    if (has("blocking") || e.kind == Kind::pmpi) out.push_back(e);
+    if (e.kind == Kind::forced) continue;
+    if (has("nonblocking")) {
+      Entry nb = e;
+      nb.label += "/nb";
+      nb.form = Form::nonblocking;
+      out.push_back(nb);
+    }
+    if (has("persistent") && e.kind == Kind::pcoll) {
+      Entry p = e;
+      p.label += "/persistent";
+      p.form = Form::persistent;
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<Entry> make_entries(const std::vector<std::string> &only, const OmpiForced &forced,
+                                MPI_Comm base, const std::vector<std::string> &forms) {
+  return in_forms(base_entries(only, forced, base), forms);
+}
+
 namespace {
 
 constexpr int kWarmupChunks = 4;  // the warm-up calls of an entry are timed in this many chunks
 
-// The calls of one entry on the given buffers; returns the first error code, if any.
-int call_entry(const Entry &e, const double *send, double *recv, int count, int calls) {
-  int rc = MPI_SUCCESS;
-  if (e.kind == Kind::pcoll) {
-    for (int i = 0; i < calls; ++i)
-      rc |= PCOLL_Allreduce(send, recv, count, MPI_DOUBLE, MPI_SUM, e.comm);
-  } else {
-    for (int i = 0; i < calls; ++i)
-      rc |= PMPI_Allreduce(send, recv, count, MPI_DOUBLE, MPI_SUM, e.comm);
+// A persistent entry's request, made for one block (or check) outside the timed region, under
+// the entry's algorithm (its decision and plan are fixed at init); nothing for the other forms.
+class Prepared {
+ public:
+  Prepared(const Entry &e, const double *send, double *recv, int count) {
+    if (e.form == Form::persistent)
+      rc_ = PCOLL_Allreduce_init(send, recv, count, MPI_DOUBLE, MPI_SUM, e.comm, MPI_INFO_NULL,
+                                 &req_);
+  }
+  ~Prepared() {
+    if (req_ != MPI_REQUEST_NULL) PCOLL_Request_free(&req_);
+  }
+  Prepared(const Prepared &) = delete;
+  Prepared &operator=(const Prepared &) = delete;
+  MPI_Request *request() { return &req_; }
+  int error() const { return rc_; }
+
+ private:
+  MPI_Request req_ = MPI_REQUEST_NULL;
+  int rc_ = MPI_SUCCESS;
+};
+
+// The calls of one entry on the given buffers; returns the first error code, if any. One tight
+// loop per (kind, form).
+int call_entry(const Entry &e, Prepared &prep, const double *send, double *recv, int count,
+               int calls) {
+  int rc = prep.error();
+  if (rc != MPI_SUCCESS) return rc;
+  MPI_Request r = MPI_REQUEST_NULL;
+  switch (e.form) {
+    case Form::blocking:
+      if (e.kind == Kind::pcoll) {
+        for (int i = 0; i < calls; ++i)
+          rc |= PCOLL_Allreduce(send, recv, count, MPI_DOUBLE, MPI_SUM, e.comm);
+      } else {
+        for (int i = 0; i < calls; ++i)
+          rc |= PMPI_Allreduce(send, recv, count, MPI_DOUBLE, MPI_SUM, e.comm);
+      }
+      break;
+    case Form::nonblocking:
+      if (e.kind == Kind::pcoll) {
+        for (int i = 0; i < calls; ++i) {
+          rc |= PCOLL_Iallreduce(send, recv, count, MPI_DOUBLE, MPI_SUM, e.comm, &r);
+          rc |= PCOLL_Wait(&r, MPI_STATUS_IGNORE);
+        }
+      } else {
+        for (int i = 0; i < calls; ++i) {
+          rc |= PMPI_Iallreduce(send, recv, count, MPI_DOUBLE, MPI_SUM, e.comm, &r);
+          rc |= PMPI_Wait(&r, MPI_STATUS_IGNORE);
+        }
+      }
+      break;
+    case Form::persistent:
+      for (int i = 0; i < calls; ++i) {
+        rc |= PCOLL_Start(prep.request());
+        rc |= PCOLL_Wait(prep.request(), MPI_STATUS_IGNORE);
+      }
+      break;
   }
   return rc;
 }
@@ -149,11 +233,12 @@ ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_C
       int rc = MPI_SUCCESS;
       {
         Scope use(e);
-        rc = call_entry(e, send.data(), recv.data(), icount, 1);
+        Prepared prep(e, send.data(), recv.data(), icount);
+        rc = call_entry(e, prep, send.data(), recv.data(), icount, 1);
         if (e.kind == Kind::pcoll) {
           const char *served = "";
           PCOLL_Get_last_algorithm(e.comm, &served);
-          if (e.label != served) info.served.emplace_back(e.label, served);
+          if (e.algorithm != served) info.served.emplace_back(e.label, served);
         }
       }
       if (e.label == o.corrupt_for_test && rank == 0) recv[0] += 1.0;
@@ -171,13 +256,14 @@ ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_C
     std::vector<double> per_call;
     for (const Entry &e : entries) {
       Scope use(e);
+      Prepared prep(e, send.data(), recv.data(), icount);
       double best = 0;
       for (int chunk = 0, left = o.warmup; left > 0; ++chunk) {
         const int c = std::min(left, std::max(o.warmup / kWarmupChunks, 1));
         left -= c;
         MPI_Barrier(base);
         const double t0 = MPI_Wtime();
-        call_entry(e, send.data(), recv.data(), icount, c);
+        call_entry(e, prep, send.data(), recv.data(), icount, c);
         const double t = max_over((MPI_Wtime() - t0) / c, base);
         best = chunk == 0 ? t : std::min(best, t);
       }
@@ -199,9 +285,10 @@ ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_C
       for (std::size_t k : order) {
         const Entry &e = entries[k];
         Scope use(e);
+        Prepared prep(e, send.data(), recv.data(), icount);
         MPI_Barrier(base);
         const double t0 = MPI_Wtime();
-        const int rc = call_entry(e, send.data(), recv.data(), icount, info.calls);
+        const int rc = call_entry(e, prep, send.data(), recv.data(), icount, info.calls);
         const double t = (MPI_Wtime() - t0) / info.calls;
         // Outside the timed region: the last call's result must still be the reference.
         std::string bad = rc != MPI_SUCCESS ? "error code " + std::to_string(rc)

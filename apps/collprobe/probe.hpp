@@ -19,19 +19,30 @@ enum class Kind {
   forced,  // PMPI_Allreduce on a duplicate whose coll/tuned is forced to one algorithm
 };
 
+// Which form of the call an entry makes (--forms):
+enum class Form {
+  blocking,     // PCOLL_Allreduce / PMPI_Allreduce
+  nonblocking,  // PCOLL_Iallreduce + PCOLL_Wait / PMPI_Iallreduce + PMPI_Wait ("/nb")
+  persistent,   // PCOLL_Allreduce_init once per block, then PCOLL_Start + PCOLL_Wait per call
+                // ("/persistent"; pcoll entries only)
+};
+
 struct Entry {
-  std::string label;  // CSV and report name: "pmpi", "vendor", "ring", "ompi:ring", ...
+  std::string label;  // CSV and report name: "pmpi", "vendor", "ring", "ompi:ring", "ring/nb", ...
   Kind kind = Kind::pmpi;
   std::string algorithm;  // pcoll algorithm (Kind::pcoll)
   MPI_Comm comm = MPI_COMM_NULL;
+  Form form = Form::blocking;
 };
 
 // pmpi, then every pcoll allreduce algorithm as the library enumerates them (vendor and auto
 // included), then the forced Open MPI communicators; `only` (--entries) restricts the list
-// (pmpi always stays: it is the reference). Throws std::invalid_argument naming an unknown or
-// unavailable entry and listing the available ones.
+// (pmpi always stays: it is the reference). Each entry is made in every form of `forms` (the
+// blocking one keeps its plain name; pmpi also as pmpi/nb; the forced communicators only
+// blocking, since Open MPI's nonblocking calls do not go through coll/tuned). Throws
+// std::invalid_argument naming an unknown or unavailable entry and listing the available ones.
 std::vector<Entry> make_entries(const std::vector<std::string> &only, const OmpiForced &forced,
-                                MPI_Comm base);
+                                MPI_Comm base, const std::vector<std::string> &forms = {"blocking"});
 
 struct Sample {
   std::size_t bytes = 0;
