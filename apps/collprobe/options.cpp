@@ -94,6 +94,16 @@ Options parse_options(int argc, char **argv, int rank) {
                  "persistent (NAME/persistent: PCOLL_Allreduce_init once per block outside the "
                  "timing, then PCOLL_Start + PCOLL_Wait per call; pcoll entries only). pmpi "
                  "(blocking) always runs: the reference");
+  app.add_flag("--overlap", o.overlap,
+               "also measure, for each nonblocking or persistent entry (--forms), the overlap "
+               "as osu_iallreduce defines it: t_pure (start + wait), t_compute (a busy compute "
+               "of t_pure alone), t_total (start, that compute, wait), overlap = 100 (1 - "
+               "(t_total - t_compute) / t_pure) in [0, 100]");
+  app.add_option("--overlap-tests", o.overlap_tests,
+                 "with --overlap: test calls on the request spread evenly over the compute "
+                 "(OSU's -t; pcoll's plans advance only inside pcoll calls)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000000));
   app.add_option("--csv", o.csv, "write the samples (size,bytes,entry,block,seconds) here");
   app.add_option("--bw-reps", o.bw_reps,
                  "repetitions of the local bandwidth kernels (STREAM add, MPI_Reduce_local, "

@@ -62,6 +62,19 @@ void print_summary(const RunInfo &run, const ProbeResult &res) {
                   v.empty() ? 0.0 : *std::min_element(v.begin(), v.end()) * 1e6,
                   med > 0 ? ref / med : 0.0, served.c_str());
     }
+    bool header = false;
+    for (const OverlapRow &r : res.overlap) {
+      if (r.bytes != s.bytes) continue;
+      if (!header) {
+        std::printf("  overlap (osu_iallreduce: t_pure = start + wait, t_compute = compute of "
+                    "t_pure alone, t_total = start + compute + wait; us per call)\n");
+        std::printf("  %-32s %10s %10s %10s %8s\n", "entry", "t_pure", "t_compute", "t_total",
+                    "overlap");
+        header = true;
+      }
+      std::printf("  %-32s %10.2f %10.2f %10.2f %7.1f%%\n", r.entry.c_str(), r.pure * 1e6,
+                  r.compute * 1e6, r.total * 1e6, r.percent);
+    }
   }
 }
 

@@ -101,6 +101,44 @@ class Prepared {
   int rc_ = MPI_SUCCESS;
 };
 
+// One nonblocking or persistent call of an entry, in three steps (the overlap measurement puts
+// compute between them).
+int start_call(const Entry &e, Prepared &prep, const double *send, double *recv, int count,
+               MPI_Request *r) {
+  if (e.form == Form::persistent) {
+    *r = *prep.request();
+    return PCOLL_Start(prep.request());
+  }
+  return e.kind == Kind::pcoll
+             ? PCOLL_Iallreduce(send, recv, count, MPI_DOUBLE, MPI_SUM, e.comm, r)
+             : PMPI_Iallreduce(send, recv, count, MPI_DOUBLE, MPI_SUM, e.comm, r);
+}
+int test_call(const Entry &e, Prepared &prep, MPI_Request *r) {
+  int flag = 0;
+  if (e.form == Form::persistent) return PCOLL_Test(prep.request(), &flag, MPI_STATUS_IGNORE);
+  return e.kind == Kind::pcoll ? PCOLL_Test(r, &flag, MPI_STATUS_IGNORE)
+                               : PMPI_Test(r, &flag, MPI_STATUS_IGNORE);
+}
+int wait_call(const Entry &e, Prepared &prep, MPI_Request *r) {
+  if (e.form == Form::persistent) return PCOLL_Wait(prep.request(), MPI_STATUS_IGNORE);
+  return e.kind == Kind::pcoll ? PCOLL_Wait(r, MPI_STATUS_IGNORE) : PMPI_Wait(r, MPI_STATUS_IGNORE);
+}
+
+// Busy "compute" for `seconds` (OSU's dummy compute), with `tests` test calls on the request
+// spread evenly over it (OSU's -t; 0: none).
+int compute(double seconds, int tests, const Entry *e, Prepared *prep, MPI_Request *r) {
+  int rc = MPI_SUCCESS;
+  const double t0 = MPI_Wtime();
+  for (int k = 1; k <= tests; ++k) {
+    while (MPI_Wtime() - t0 < seconds * k / (tests + 1)) {
+    }
+    rc |= test_call(*e, *prep, r);
+  }
+  while (MPI_Wtime() - t0 < seconds) {
+  }
+  return rc;
+}
+
 // The calls of one entry on the given buffers; returns the first error code, if any. One tight
 // loop per (kind, form).
 int call_entry(const Entry &e, Prepared &prep, const double *send, double *recv, int count,
@@ -296,6 +334,54 @@ ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_C
         const double worst = max_over(t, base);
         if (any_wrong(bad, e, bytes)) return res;
         if (rank == 0) res.samples.push_back({bytes, e.label, block, worst});
+      }
+    }
+    // --- overlap, osu_iallreduce's definition: t_pure = start + wait alone, t_compute = a
+    // busy compute of t_pure alone, t_total = start, the compute, wait; overlap =
+    // 100 (1 - (t_total - t_compute) / t_pure), clipped to [0, 100]. Medians over blocks of the
+    // per-block maximum over ranks. ---
+    if (o.overlap) {
+      for (const Entry &e : entries) {
+        if (e.form == Form::blocking) continue;
+        Scope use(e);
+        Prepared prep(e, send.data(), recv.data(), icount);
+        std::vector<double> pure, comp, total;
+        bool ok = true;
+        const int calls = std::max(1, info.calls / 4);
+        const int blocks = std::max(3, o.blocks / 2);
+        for (int b = 0; b < blocks; ++b) {
+          MPI_Barrier(base);
+          double t0 = MPI_Wtime();
+          if (call_entry(e, prep, send.data(), recv.data(), icount, calls) != MPI_SUCCESS)
+            ok = false;
+          pure.push_back(max_over((MPI_Wtime() - t0) / calls, base));
+        }
+        std::sort(pure.begin(), pure.end());
+        const double target = pure[pure.size() / 2];
+        int rc = MPI_SUCCESS;
+        for (int b = 0; b < blocks; ++b) {
+          MPI_Barrier(base);
+          double t0 = MPI_Wtime();
+          for (int i = 0; i < calls; ++i) compute(target, 0, nullptr, nullptr, nullptr);
+          comp.push_back(max_over((MPI_Wtime() - t0) / calls, base));
+          MPI_Barrier(base);
+          t0 = MPI_Wtime();
+          for (int i = 0; i < calls; ++i) {
+            MPI_Request r = MPI_REQUEST_NULL;
+            rc |= start_call(e, prep, send.data(), recv.data(), icount, &r);
+            rc |= compute(target, o.overlap_tests, &e, &prep, &r);
+            rc |= wait_call(e, prep, &r);
+          }
+          total.push_back(max_over((MPI_Wtime() - t0) / calls, base));
+        }
+        std::string bad = rc != MPI_SUCCESS || !ok ? "error code " + std::to_string(rc)
+                                                   : compare(recv, reference, "pmpi");
+        if (any_wrong(bad, e, bytes)) return res;
+        std::sort(comp.begin(), comp.end());
+        std::sort(total.begin(), total.end());
+        OverlapRow row{bytes, e.label, target, comp[comp.size() / 2], total[total.size() / 2], 0};
+        row.percent = std::clamp(100.0 * (1.0 - (row.total - row.compute) / row.pure), 0.0, 100.0);
+        res.overlap.push_back(row);
       }
     }
     res.sizes.push_back(info);

@@ -58,7 +58,16 @@ struct SizeInfo {
   std::vector<std::pair<std::string, std::string>> served;
 };
 
+// --overlap: one row per nonblocking or persistent entry and size (osu_iallreduce's overlap).
+struct OverlapRow {
+  std::size_t bytes = 0;
+  std::string entry;
+  double pure = 0, compute = 0, total = 0;  // seconds per call
+  double percent = 0;                       // 100 (1 - (total - compute) / pure), in [0, 100]
+};
+
 struct ProbeResult {
+  std::vector<OverlapRow> overlap;
   std::vector<Sample> samples;  // rank 0 only
   std::vector<SizeInfo> sizes;
   std::string wrong;  // empty, or the message of the first wrong result (the run must fail)
