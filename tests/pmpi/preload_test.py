@@ -18,6 +18,10 @@ went. Modes:
            bits) and no trace file is written (no pcoll entry at all).
   mpi4py   a Python program: results checked by it; the trace must show the buffer calls served
            by the algorithms configured here.
+  traced   a program calling the collectives pcoll has no algorithm for (gather, scatter, scan,
+           the neighbourhood collectives, ... and their nonblocking forms): results checked by
+           it; the trace must hold, on every rank, exactly as many calls of each as the program
+           made, each "vendor", the nonblocking ones with their "wait" phase.
 
   preload_test.py --mode M --np P --lib libpcoll_mpi.so --pcoll-info EXE --mpiexec EXE
                   [--launcher openmpi|hydra] [--preload-first LIB] --work DIR
@@ -198,6 +202,30 @@ def mode_mpi4py(args, algos):
     print(f"ok: P={args.np}: mpi4py calls served by pcoll (per rank: {seen})")
 
 
+def mode_traced(args, _algos):
+    trace = os.path.join(args.work, "traced.h5")
+    out = launch(args, {"PCOLL_TRACE": trace}, "traced")
+    counts = counts_of(out, "rest counts")
+    with h5py.File(trace, "r") as f:
+        calls = f["calls"][:]
+        phases = f["phases"][:]
+    coll = np.array([c.decode() for c in calls["collective"]])
+    for c, n in counts.items():
+        for r in range(args.np):
+            rows = calls[(calls["rank"] == r) & (coll == c)]
+            if len(rows) != n:
+                fail(f"rank {r}: {len(rows)} {c} rows in the trace, the program made {n}")
+            for row in rows:
+                if row["algorithm"].decode() != "vendor":
+                    fail(f"rank {r}: {c} traced as {row['algorithm'].decode()}, not vendor")
+                names = [p["name"].decode()
+                         for p in phases[row["phase_first"]:row["phase_first"] + row["nphases"]]]
+                if names != (["wait"] if c.startswith("i") else []):
+                    fail(f"rank {r}: {c} has phases {names}")
+    print(f"ok: P={args.np}: {len(counts)} collectives passed to the vendor, each traced once per "
+          f"call on every rank")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     for opt in ("--mode", "--lib", "--pcoll-info", "--mpiexec", "--work"):
@@ -217,7 +245,7 @@ def main():
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
     modes = {"matrix": mode_matrix, "tool": mode_tool, "disable": mode_disable,
-             "mpi4py": mode_mpi4py}
+             "mpi4py": mode_mpi4py, "traced": mode_traced}
     modes[args.mode](args, algorithms(args.pcoll_info))
 
 

@@ -4,7 +4,8 @@
 # the MPI functions itself).
 add_library(pcoll_mpi SHARED ${CMAKE_CURRENT_LIST_DIR}/interpose.cpp
                              ${CMAKE_CURRENT_LIST_DIR}/collectives.cpp
-                             ${CMAKE_CURRENT_LIST_DIR}/nonblocking.cpp)
+                             ${CMAKE_CURRENT_LIST_DIR}/nonblocking.cpp
+                             ${CMAKE_CURRENT_LIST_DIR}/traced.cpp)
 add_library(pcoll::mpi ALIAS pcoll_mpi)
 target_include_directories(pcoll_mpi PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
 target_link_libraries(pcoll_mpi PRIVATE pcoll_collectives MPI::MPI_C ${CMAKE_DL_LIBS})
