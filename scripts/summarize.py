@@ -69,14 +69,15 @@ def vs_vendor(row, samples):
 def trace_table(log):
     lines = [f"pcoll trace, P={log.nranks}, {log.run.get('calls_total', '?')} calls "
              f"({log.run.get('note', '')})", "",
-             "| algorithm | bytes | calls | median us (max over ranks) | phases (median us) |",
-             "|---|---|--:|--:|---|"]
-    phases = log.phase_medians()
-    for (algo, b), secs in sorted(log.samples().items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        ph = phases.get((algo, b), (0, {}))[1]
+             "| collective | algorithm | bytes | calls | median us (max over ranks) | "
+             "phases (median us) |",
+             "|---|---|---|--:|--:|---|"]
+    groups = log.call_groups()
+    for (coll, algo, b), (secs, ph) in sorted(groups.items(),
+                                              key=lambda kv: (kv[0][0], kv[0][2], kv[0][1])):
         txt = ", ".join(f"{k} {v * 1e6:.1f}" for k, v in ph.items()) or "-"
-        lines.append(f"| {algo} | {human(b)} | {len(secs)} | {np.median(secs) * 1e6:.2f} | "
-                     f"{txt} |")
+        lines.append(f"| {coll} | {algo} | {human(b)} | {len(secs)} | "
+                     f"{np.median(secs) * 1e6:.2f} | {txt} |")
     return lines
 
 

@@ -90,6 +90,32 @@ class Log:
         return out
 
 
+    def call_groups(self):
+        """A plain trace's calls by (collective, algorithm, bytes): {key: (array of per-call
+        seconds, max over ranks, {phase: median seconds over the rows})}. A call is one
+        (communicator, comm_seq): its rows on every rank (comm_root and comm_size name the
+        communicator)."""
+        if "calls" not in self.f:
+            return {}
+        c = self.f["calls"][:]
+        p = self.f["phases"][:]
+        keys = np.array([f"{text(a)}\0{text(b)}\0{int(n)}"
+                         for a, b, n in zip(c["collective"], c["algorithm"], c["bytes"])])
+        out = {}
+        for k in np.unique(keys):
+            sel = np.nonzero(keys == k)[0]
+            call = np.stack([c["comm_root"][sel], c["comm_size"][sel], c["comm_seq"][sel]], axis=1)
+            _, which = np.unique(call, axis=0, return_inverse=True)
+            which = np.asarray(which).reshape(-1)
+            secs = np.array([c["seconds"][sel][which == q].max() for q in np.unique(which)])
+            pm = np.isin(p["call"], sel)
+            phases = {text(name): float(np.median(p["seconds"][pm & (p["name"] == name)]))
+                      for name in np.unique(p["name"][pm])}
+            coll, algo, b = k.split("\0")
+            out[(coll, algo, int(b))] = (secs, phases)
+        return out
+
+
 def save(fig, out):
     """Writes out (PNG) and the same name with .svg."""
     fig.savefig(out, dpi=110, bbox_inches="tight")
