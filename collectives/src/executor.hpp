@@ -69,6 +69,16 @@ class Cursor {
   // inside, per phase, is added to phase_seconds when not null.
   bool advance(std::vector<double> *phase_seconds);
   int error() const { return err_; }
+  // The requests of the round in flight not yet known complete, for a caller that blocks on
+  // them (with others) instead of polling: it must set each one it completes to
+  // MPI_REQUEST_NULL, as a test would, and report a failure with note_failure.
+  void pending(std::vector<MPI_Request *> &out) const {
+    if (plan_ == nullptr || !posted_ || round_ >= plan_->rounds.size()) return;
+    const Round &r = plan_->rounds[round_];
+    for (std::size_t i = 0; i < r.recvs.size() + r.sends.size(); ++i)
+      if ((*req_)[i] != MPI_REQUEST_NULL) out.push_back(&(*req_)[i]);
+  }
+  void note_failure(int rc) { note(rc); }
   // The plan phase of the round in flight (-1 when complete or without a plan).
   int phase() const {
     return plan_ != nullptr && round_ < plan_->rounds.size() ? plan_->rounds[round_].phase : -1;

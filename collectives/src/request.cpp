@@ -266,6 +266,89 @@ int some_with_tokens(int n, MPI_Request *reqs, int *outcount, int *indices, MPI_
 
 }  // namespace
 
+namespace {
+
+// Blocks until a transfer of an outstanding operation completes: one PMPI_Waitsome over all of
+// their pending requests, instead of a loop of tests (one library call per completion, and the
+// MPI library may wait as it likes). False when none is pending (the caller then polls). Only
+// for a caller that waits for pcoll operations alone: a user's request completing meanwhile
+// would not end the wait.
+//
+// Not in SMPI builds: there (SimGrid 3.32) a rank blocked in PMPI_Waitsome (or Waitany) on the
+// receive of a round never saw its peer's message, which the peer had sent (detached) before
+// moving on to its next call; polling with tests, each costing smpi/test, works.
+bool block_once() {
+#ifdef PCOLL_SMPI
+  return false;
+#endif
+  thread_local std::vector<MPI_Request *> slots;
+  thread_local std::vector<Operation *> owner;
+  thread_local std::vector<MPI_Request> reqs;
+  slots.clear();
+  owner.clear();
+  for (Operation *op : g_active) {
+    op->pending(slots);
+    owner.resize(slots.size(), op);
+  }
+  if (slots.empty()) return false;
+  reqs.resize(slots.size());
+  for (std::size_t i = 0; i < slots.size(); ++i) reqs[i] = *slots[i];
+  thread_local std::vector<int> done;
+  done.resize(slots.size());
+  int n = 0;
+  const int rc = PMPI_Waitsome(static_cast<int>(reqs.size()), reqs.data(), &n, done.data(),
+                               MPI_STATUSES_IGNORE);
+  if (n == MPI_UNDEFINED) return false;
+  for (int k = 0; k < n; ++k) {
+    const auto i = static_cast<std::size_t>(done[static_cast<std::size_t>(k)]);
+    *slots[i] = MPI_REQUEST_NULL;
+    if (rc != MPI_SUCCESS) owner[i]->failed(rc);
+  }
+  return true;
+}
+
+bool outstanding_handle(MPI_Request r) {
+  return r != MPI_REQUEST_NULL &&
+         std::any_of(g_active.begin(), g_active.end(),
+                     [r](const Operation *op) { return op->handle == r; });
+}
+
+// Whether every request of the array is pcoll's: a persistent token, or the handle of an
+// outstanding nonblocking operation (null requests do not count). Then a wait for them may
+// block on the operations' transfers (block_once).
+bool only_pcoll(int n, const MPI_Request *reqs) {
+  bool any = false;
+  for (int i = 0; i < n; ++i) {
+    if (reqs[i] == MPI_REQUEST_NULL) continue;
+    if (persistent_of(reqs[i]) == nullptr && !outstanding_handle(reqs[i])) return false;
+    any = true;
+  }
+  return any;
+}
+
+// Waits, blocking on the operations' transfers, until none of the n requests (all pcoll's) is
+// active in the engine; the caller then completes them as usual (at once).
+void wait_engine(int n, const MPI_Request *reqs) {
+  auto active = [&] {
+    for (int i = 0; i < n; ++i) {
+      if (reqs[i] == MPI_REQUEST_NULL) continue;
+      if (Operation *op = persistent_of(reqs[i])) {
+        if (op->active_) return true;
+      } else if (outstanding_handle(reqs[i])) {
+        return true;
+      }
+    }
+    return false;
+  };
+  for (;;) {
+    progress();
+    if (!active()) return;
+    block_once();
+  }
+}
+
+}  // namespace
+
 int next_nonblocking_tag(Context &ctx) {
   return ctx.next_nonblocking_tag(kNonblockingTags);
 }
@@ -368,6 +451,7 @@ bool PlanOperation::advance() {
 
 int VendorOperation::begin() {
   inner_ = MPI_REQUEST_NULL;
+  waited_err_ = MPI_SUCCESS;
   return start(scratch.data(), &inner_);
 }
 
@@ -375,7 +459,7 @@ bool VendorOperation::advance() {
   int flag = 0;
   const int rc = PMPI_Test(&inner_, &flag, MPI_STATUS_IGNORE);
   if (rc == MPI_SUCCESS && !flag) return false;
-  err_ = rc;
+  err_ = rc != MPI_SUCCESS ? rc : waited_err_;
   if (err_ == MPI_SUCCESS && unstage) err_ = unstage(scratch.data());
   return true;
 }
@@ -391,6 +475,7 @@ extern "C" {
 
 int PCOLL_Wait(MPI_Request *request, MPI_Status *status) {
   const pcoll::trace::WaitClock waiting;  // the traced operations' "wait" phase
+  if (pcoll::only_pcoll(1, request)) pcoll::wait_engine(1, request);
   if (pcoll::Operation *op = pcoll::persistent_of(*request)) {
     while (op->active_) progress();
     return pcoll::call_errhandler(op->user_comm(), pcoll::complete_persistent(op, status));
@@ -416,6 +501,7 @@ int PCOLL_Test(MPI_Request *request, int *flag, MPI_Status *status) {
 
 int PCOLL_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   const pcoll::trace::WaitClock waiting;  // the traced operations' "wait" phase
+  if (pcoll::only_pcoll(count, requests)) pcoll::wait_engine(count, requests);
   if (pcoll::any_mine(count, requests)) {
     int flag = 0;
     return pcoll::all_with_tokens(count, requests, &flag, statuses, true);

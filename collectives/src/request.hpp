@@ -51,6 +51,10 @@ class Operation {
   virtual int begin() = 0;
   // Advances without blocking; true when complete (after its unstaging).
   virtual bool advance() = 0;
+  // Its transfers in flight that are not known complete (see Cursor::pending), and the report
+  // of one that failed when a caller waited for it.
+  virtual void pending(std::vector<MPI_Request *> &out) const = 0;
+  virtual void failed(int rc) = 0;
 
   Kind kind() const { return kind_; }
   MPI_Comm user_comm() const { return user_comm_; }
@@ -99,6 +103,8 @@ class PlanOperation final : public Operation {
   std::function<int(char *scratch)> unstage;
   int begin() override;
   bool advance() override;
+  void pending(std::vector<MPI_Request *> &out) const override { cursor_.pending(out); }
+  void failed(int rc) override { cursor_.note_failure(rc); }
 
  private:
   Cursor cursor_;
@@ -115,9 +121,14 @@ class VendorOperation final : public Operation {
   std::function<int(char *scratch)> unstage;                     // may be empty
   int begin() override;
   bool advance() override;
+  void pending(std::vector<MPI_Request *> &out) const override {
+    if (inner_ != MPI_REQUEST_NULL) out.push_back(const_cast<MPI_Request *>(&inner_));
+  }
+  void failed(int rc) override { waited_err_ = rc; }
 
  private:
   MPI_Request inner_ = MPI_REQUEST_NULL;
+  int waited_err_ = MPI_SUCCESS;  // the vendor's request failed in a caller's wait
 };
 
 // The next tag for an operation on ctx's communicator (1..kNonblockingTags).
