@@ -2,12 +2,19 @@
 ! with exactly known integer results (a wrong element stops the run). Open MPI 4.1's
 ! mpi_allreduce_f08_ & co. call ompi_allreduce_f, which converts the handles and MPI_IN_PLACE
 ! and calls PMPI_Allreduce: that is where libpcoll_mpi.so receives these calls. Rank 0 prints
-! its call counts for the test driver, as plain_mpi.c does.
+! its call counts for the test driver, as plain_mpi.c does. Then MPI_Iallreduce of doubles (sums
+! whose bits depend on the order of additions) completed by MPI_Wait, and again by one
+! MPI_Waitall with a ring of point-to-point messages: bit for bit the blocking MPI_Allreduce's
+! when pcoll serves both (PCOLL_ALLREDUCE not vendor), within round-off otherwise.
 program plain_mpi_f08
   use mpi_f08
   implicit none
   integer :: rank, nproc, i, q, k, root, n, na, nr, nag, nat, nav, nb, nred, nbar
   integer, allocatable :: a(:), b(:), sc(:), sd(:), rc(:), rd(:)
+  double precision, allocatable :: x(:), bl(:), nbl(:)
+  type(MPI_Request) :: reqs(3)
+  integer :: token, got
+  character(len=32) :: algo
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -113,6 +120,29 @@ program plain_mpi_f08
 
   call MPI_Barrier(MPI_COMM_WORLD)
   nbar = nbar + 1
+
+  ! MPI_Iallreduce against MPI_Allreduce on the same doubles
+  call get_environment_variable('PCOLL_ALLREDUCE', algo)
+  allocate(x(997), bl(997), nbl(997))
+  x = [(1d0 / dble(1 + mod(rank * 31 + i * 7, 97)) * merge(1d12, 1d-7, mod(i + rank, 3) == 0), &
+        i = 1, 997)]
+  call MPI_Allreduce(x, bl, 997, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
+  na = na + 1
+  nbl = -1d0
+  call MPI_Iallreduce(x, nbl, 997, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, reqs(1))
+  call MPI_Wait(reqs(1), MPI_STATUS_IGNORE)
+  call check_iallreduce('MPI_Iallreduce + MPI_Wait')
+  nbl = -1d0
+  token = rank
+  got = -1
+  call MPI_Iallreduce(x, nbl, 997, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, reqs(1))
+  call MPI_Irecv(got, 1, MPI_INTEGER, mod(rank + nproc - 1, nproc), 5, MPI_COMM_WORLD, reqs(2))
+  call MPI_Isend(token, 1, MPI_INTEGER, mod(rank + 1, nproc), 5, MPI_COMM_WORLD, reqs(3))
+  call MPI_Waitall(3, reqs, MPI_STATUSES_IGNORE)
+  call check_iallreduce('MPI_Iallreduce in MPI_Waitall')
+  call expect(got == mod(rank + nproc - 1, nproc), 'point-to-point in MPI_Waitall')
+  deallocate(x, bl, nbl)
+
   if (rank == 0) then
     print '(a,8(a,i0),a)', 'plain_mpi counts:', ' allreduce=', na, ' reduce_scatter_block=', nr, &
       ' allgather=', nag, ' alltoall=', nat, ' alltoallv=', nav, ' bcast=', nb, ' reduce=', nred, &
@@ -122,6 +152,15 @@ program plain_mpi_f08
   call MPI_Finalize()
 
 contains
+
+  subroutine check_iallreduce(what)
+    character(len=*), intent(in) :: what
+    if (trim(algo) == 'vendor') then  ! the vendor's nonblocking sum may add in another order
+      call expect(all(abs(nbl - bl) <= 1d-12 * abs(bl)), what)
+    else
+      call expect(all(transfer(nbl, 1_8, size(nbl)) == transfer(bl, 1_8, size(bl))), what)
+    end if
+  end subroutine check_iallreduce
 
   subroutine expect(ok, what)
     logical, intent(in) :: ok
