@@ -8,6 +8,8 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
+
+#include "expect.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,14 +22,6 @@
 #define N 1000
 
 static int failures = 0;
-#define EXPECT(c, ...)                  \
-  do {                                  \
-    if (!(c)) {                         \
-      ++failures;                       \
-      fprintf(stderr, __VA_ARGS__);     \
-      fprintf(stderr, "\n");            \
-    }                                   \
-  } while (0)
 
 static double value(int r, int i, int seed) {
   const double mag = (i + r + seed) % 3 == 0 ? 1e12 : (i % 2 ? 1e-7 : 1.0);

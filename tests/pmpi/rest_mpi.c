@@ -6,6 +6,8 @@
  * of each, per rank) and a checksum of every result, so the test can compare the trace with the
  * calls and a PCOLL_DISABLE=1 run with a run without the preload. */
 #include <mpi.h>
+
+#include "expect.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,14 +20,6 @@ static void mix(const int *v, int n) {
     checksum *= 1099511628211ULL;
   }
 }
-#define EXPECT(c, ...)              \
-  do {                              \
-    if (!(c)) {                     \
-      ++failures;                   \
-      fprintf(stderr, __VA_ARGS__); \
-      fprintf(stderr, "\n");        \
-    }                               \
-  } while (0)
 
 enum { K = 3 }; /* elements per rank and block */
 static int me, P, root, ex, gather_kind, nbr[2];

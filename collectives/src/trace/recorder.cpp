@@ -174,10 +174,12 @@ void CallScope::begin() {
   r.current.t_enter = MPI_Wtime();
 }
 
-void CallScope::describe_impl(MPI_Comm comm, const char *coll, const char *algo, std::size_t count,
-                              std::size_t type_size) {
-  Recorder &r = recorder();
-  CallRecord &c = r.current;
+namespace {
+
+// What a record says of its call: communicator (its call number, size, root), collective,
+// algorithm, count and datatype size; no parameters.
+void describe_record(Recorder &r, CallRecord &c, MPI_Comm comm, const char *coll,
+                     const char *algo, std::size_t count, std::size_t type_size) {
   const auto on_comm = r.next_on_comm(comm);
   c.comm_seq = on_comm.first;
   c.comm_root = on_comm.second;
@@ -190,16 +192,29 @@ void CallScope::describe_impl(MPI_Comm comm, const char *coll, const char *algo,
   c.count = count;
   c.type_size = static_cast<std::uint32_t>(type_size);
   c.bytes = count * type_size;
+}
+
+// "name=value,..." of an algorithm's resolved parameters.
+std::string params_text(const std::vector<std::pair<std::string, long long>> &params) {
+  std::string p;
+  for (const auto &kv : params)
+    p += (p.empty() ? "" : ",") + kv.first + "=" + param_text(kv.first, kv.second);
+  return p;
+}
+
+}  // namespace
+
+void CallScope::describe_impl(MPI_Comm comm, const char *coll, const char *algo, std::size_t count,
+                              std::size_t type_size) {
+  Recorder &r = recorder();
+  describe_record(r, r.current, comm, coll, algo, count, type_size);
   r.current_described = true;
 }
 
 void CallScope::plan_impl(const std::vector<std::pair<std::string, long long>> &params,
                           const std::vector<std::string> &phase_names) {
   Recorder &r = recorder();
-  std::string p;
-  for (const auto &kv : params)
-    p += (p.empty() ? "" : ",") + kv.first + "=" + param_text(kv.first, kv.second);
-  r.current.params = r.intern(p);
+  r.current.params = r.intern(params_text(params));
   auto &ids = r.phase_name_scratch();
   ids.clear();
   for (const auto &n : phase_names) ids.push_back(r.intern(n));
@@ -256,21 +271,8 @@ void OpRecord::open(MPI_Comm comm, const std::string &coll, const std::string &a
   on_ = true;
   rec_ = CallRecord{};
   rec_.t_enter = MPI_Wtime();
-  const auto on_comm = r.next_on_comm(comm);
-  rec_.comm_seq = on_comm.first;
-  rec_.comm_root = on_comm.second;
-  int size = 1;
-  PMPI_Comm_size(comm, &size);
-  rec_.comm_size = size;
-  rec_.coll = r.intern(coll);
-  rec_.algo = r.intern(algo);
-  std::string p;
-  for (const auto &kv : params)
-    p += (p.empty() ? "" : ",") + kv.first + "=" + param_text(kv.first, kv.second);
-  rec_.params = r.intern(p);
-  rec_.count = count;
-  rec_.type_size = static_cast<std::uint32_t>(type_size);
-  rec_.bytes = count * type_size;
+  describe_record(r, rec_, comm, coll.c_str(), algo.c_str(), count, type_size);
+  rec_.params = r.intern(params_text(params));
   rec_.iteration = r.iteration();
   names_.clear();
   for (const auto &n : phase_names) names_.push_back(r.intern(n));
