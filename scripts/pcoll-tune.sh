@@ -3,7 +3,12 @@
 # writes a rules file for `auto` (PCOLL_RULES=FILE; inputs/rules/default.toml is one).
 #   scripts/pcoll-tune.sh [--ranks "2 3 4 5 6 7 8"] [--coll allreduce] [--sizes 8,64,...]
 #       [--algos "vendor ring tree:tree_arity=4 ..."] [--trials 41] [--warmup 5]
-#       [--out rules.toml] [--workdir DIR] [--no-build]
+#       [--out rules.toml] [--workdir DIR] [--no-build] [--timer bench|probe]
+# --timer: how calls are timed. bench (default): collbench, a barrier before each call (a
+# synchronized start, one call per sample); probe: collprobe, blocks of back-to-back calls (per
+# call: block time / calls, max over ranks: an OSU-style loop, what a tight loop of calls
+# sees), allreduce only, algorithms with their defaults. The two disagree at small sizes on this
+# VM (results/2026-12-02-rules-probe): tune with the one that matches how the program calls.
 # Method (the warning of "Rings, Trees, and Butterflies: HPX Collectives": never choose and
 # report on the same samples):
 #   1. selection run: collbench (warm, cached path, barrier before each call, max over ranks,
@@ -37,7 +42,7 @@ root="$(pcoll_repo_root)"
 build="${PCOLL_BUILD_DIR:-${root}/build}"
 ranks="2 3 4 5 6 7 8" coll=allreduce sizes="8,64,512,4k,32k,256k,1m" algos="" trials=41 warmup=5
 out="" workdir="" do_build=1 smpi="" check_ranks="" fit_sizes="" sim_out="" table=0 spread=0
-ranks_given=0
+ranks_given=0 timer=bench
 cmdline="scripts/pcoll-tune.sh $*"
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -56,11 +61,15 @@ while [[ $# -gt 0 ]]; do
         --out) out="$2"; shift 2 ;;
         --workdir) workdir="$2"; shift 2 ;;
         --no-build) do_build=0; shift ;;
-        -h|--help) sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --timer) timer="$2"; shift 2 ;;
+        -h|--help) sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) pcoll_die "unknown argument '$1' (see --help)" ;;
     esac
 done
 [[ "${trials}" =~ ^[0-9]+$ && "${trials}" -ge 5 ]] || pcoll_die "--trials must be >= 5 (got '${trials}')"
+[[ "${timer}" == bench || "${timer}" == probe ]] ||
+    pcoll_die "--timer '${timer}': allowed: bench (collbench) or probe (collprobe)"
+[[ "${timer}" == bench || "${coll}" == allreduce ]] || pcoll_die "--timer probe tunes allreduce only"
 
 if [[ -n "${smpi}" ]]; then
     [[ -f "${root}/inputs/platforms/${smpi}.xml" ]] ||
@@ -91,19 +100,26 @@ if [[ -n "${smpi}" ]]; then
     exit 0
 fi
 
-if [[ ${do_build} -eq 1 || ! -x "${build}/apps/collbench/collbench" ]]; then
-    "${here}/build.sh" "${build}" collbench pcoll-info
+if [[ ${do_build} -eq 1 || ! -x "${build}/apps/collbench/collbench" ||
+      ! -x "${build}/apps/collprobe/collprobe" ]]; then
+    "${here}/build.sh" "${build}" collbench collprobe pcoll-info
 fi
+probe="${build}/apps/collprobe/collprobe"
 bench="${build}/apps/collbench/collbench"
 [[ -x "${bench}" ]] || pcoll_die "${bench} was not built"
 listed="$("${bench}" --list 2>/dev/null | awk -v c="${coll}" '$1 == c {$1 = ""; sub(/^ +/, ""); print}')"
 [[ -n "${listed}" ]] || pcoll_die "collbench cannot run '${coll}'"
 if [[ -z "${algos}" ]]; then
-    # Every algorithm with its defaults, plus the parameter settings most worth trying here.
+    # Every algorithm with its defaults, plus (collbench) the parameter settings most worth
+    # trying here; collprobe's entries are algorithm names, with their defaults.
     algos="${listed}"
-    [[ " ${listed} " == *" tree "* ]] && algos+=" tree:tree_arity=4"
-    [[ " ${listed} " == *" ring "* ]] && algos+=" ring:ring_segment=32k"
+    if [[ "${timer}" == bench ]]; then
+        [[ " ${listed} " == *" tree "* ]] && algos+=" tree:tree_arity=4"
+        [[ " ${listed} " == *" ring "* ]] && algos+=" ring:ring_segment=32k"
+    fi
 fi
+[[ "${timer}" == bench || "${algos}" != *:* ]] ||
+    pcoll_die "--timer probe: collprobe takes algorithm names without parameters (--algos '${algos}')"
 algos="$(tr -s ' ' <<<"${algos}" | sed 's/^ //; s/ $//')"
 [[ " ${algos} " == *" vendor "* ]] || algos="vendor ${algos}"
 py="$(pcoll_python)" || pcoll_die "no python3 with h5py (see above)"
@@ -120,15 +136,23 @@ for P in ${ranks}; do
     (( P > cores )) && export OMPI_MCA_mpi_yield_when_idle=1
     for phase in select validate; do
         seed=$([[ ${phase} == select ]] && echo 1 || echo 2)
-        log="${workdir}/${phase}_P${P}.h5"
-        pcoll_msg "P=${P} ${phase}: ${algos// /,} at ${sizes}, ${trials} trials"
+        pcoll_msg "P=${P} ${phase} (${timer}): ${algos// /,} at ${sizes}, ${trials} trials"
         # The validation run re-times every candidate as well (same code path, fresh launch,
         # another order): the chooser only reads the winner and the vendor from it.
-        # shellcheck disable=SC2086
-        mpiexec -n "${P}" "${bench}" --coll "${coll}" --algos "${algos// /,}" --sizes "${sizes}" \
-            --trials "${trials}" --warmup "${warmup}" --seed "${seed}" --no-overhead -q \
-            --log "${log}" --no-trace-calls >"${workdir}/${phase}_P${P}.txt" 2>&1 ||
-            { tail -n 20 "${workdir}/${phase}_P${P}.txt" >&2; pcoll_die "collbench failed (P=${P})"; }
+        if [[ "${timer}" == probe ]]; then
+            log="${workdir}/${phase}_P${P}.csv"
+            mpiexec -n "${P}" "${probe}" --entries "${algos// /,}" --sizes "${sizes}" \
+                --blocks "${trials}" --seed "${seed}" --bw-reps 1 -q --csv "${log}" \
+                >"${workdir}/${phase}_P${P}.txt" 2>&1 ||
+                { tail -n 20 "${workdir}/${phase}_P${P}.txt" >&2; pcoll_die "collprobe failed (P=${P})"; }
+        else
+            log="${workdir}/${phase}_P${P}.h5"
+            # shellcheck disable=SC2086
+            mpiexec -n "${P}" "${bench}" --coll "${coll}" --algos "${algos// /,}" --sizes "${sizes}" \
+                --trials "${trials}" --warmup "${warmup}" --seed "${seed}" --no-overhead -q \
+                --log "${log}" --no-trace-calls >"${workdir}/${phase}_P${P}.txt" 2>&1 ||
+                { tail -n 20 "${workdir}/${phase}_P${P}.txt" >&2; pcoll_die "collbench failed (P=${P})"; }
+        fi
         logs+=("${log}")
     done
 done
@@ -139,6 +163,7 @@ cpu="$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || e
     --origin "tool=pcoll-tune" --origin "date=$(date -u +%Y-%m-%dT%H:%MZ)" \
     --origin "machine=$(hostname), ${cores} cores, ${cpu}" --origin "mpi=${mpi}" \
     --origin "pcoll=${rev}" --origin "command=${cmdline}" \
+    --origin "timer=$([[ ${timer} == probe ]] && echo "probe (collprobe: blocks of back-to-back calls)" || echo "bench (collbench: a barrier before each call)")" \
     --origin "oversubscribed=${over[*]:-none} (P above the ${cores} cores: ranks share cores, Open MPI yields when idle; such rules describe this machine only)" \
     --origin "load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) (1/5/15-min load average at the end)" \
     "${logs[@]}" | tee "${workdir}/report.md"

@@ -34,17 +34,43 @@ def toml_str(s):
     return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def probe_samples(path):
+    """P and {(label, bytes): array of per-call seconds} of a collprobe --csv file: one sample
+    per block of back-to-back calls (the block time / calls, max over ranks). pmpi and auto are
+    not candidates; blocking forms only."""
+    P, out = None, {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("# ranks "):
+                P = int(line.split()[2])
+            if line.startswith("#") or line.startswith("size,"):
+                continue
+            _, b, entry, _, sec = line.strip().split(",")
+            if entry in ("pmpi", "auto") or "/" in entry or entry.startswith("ompi:"):
+                continue
+            out.setdefault((entry, int(b)), []).append(float(sec))
+    if P is None:
+        sys.exit(f"tune_rules: {path} has no '# ranks' line (not a collprobe --csv file)")
+    return P, {k: np.array(v) for k, v in out.items()}
+
+
 def load(paths, coll):
     """{P: {"select": samples, "validate": samples}} with samples {(label, bytes): array}."""
     runs = {}
     for p in paths:
+        phase = "validate" if os.path.basename(p).startswith("validate") else "select"
+        if p.endswith(".csv"):  # collprobe (allreduce only)
+            if coll != "allreduce":
+                sys.exit(f"tune_rules: {p}: collprobe times allreduce, not {coll}")
+            P, samples = probe_samples(p)
+            runs.setdefault(P, {})[phase] = samples
+            continue
         log = pcolllog.Log(p)
         if log.bench is None:
             sys.exit(f"tune_rules: {p} is not a collbench log")
         c = pcolllog.text(log.bench.attrs["collective"])
         if c != coll:
             sys.exit(f"tune_rules: {p} times {c}, not {coll}")
-        phase = "validate" if os.path.basename(p).startswith("validate") else "select"
         runs.setdefault(log.nranks, {})[phase] = log.samples()
     for P, r in runs.items():
         if set(r) != {"select", "validate"}:
