@@ -522,18 +522,14 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
                         sig->type_size);
   auto issued = [&](std::unique_ptr<Operation> op) {
     if (trace_call.on()) {
-      Operation::Described &w = op->described;
-      w.set = true;
-      w.comm = ctx->comm();
-      w.coll = async.kind == Operation::Kind::persistent
-                   ? std::string(collective_name(c.coll)) + "_init"
-                   : std::string("i") + collective_name(c.coll);
-      w.algo = d->label();
-      w.count = traced_count();
-      w.type_size = sig->type_size;
-      w.params = d->params;
+      op->describe(ctx->comm(),
+                   async.kind == Operation::Kind::persistent
+                       ? std::string(collective_name(c.coll)) + "_init"
+                       : std::string("i") + collective_name(c.coll),
+                   d->label(), traced_count(), sig->type_size);
+      op->described.params = d->params;
       if (const auto *po = dynamic_cast<const PlanOperation *>(op.get()); po && po->plan)
-        w.phases = po->plan->phases;
+        op->described.phases = po->plan->phases;
     }
     const int rc = issue(std::move(op), async.request);
     return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);

@@ -476,10 +476,8 @@ extern "C" {
 int PCOLL_Wait(MPI_Request *request, MPI_Status *status) {
   const pcoll::trace::WaitClock waiting;  // the traced operations' "wait" phase
   if (pcoll::only_pcoll(1, request)) pcoll::wait_engine(1, request);
-  if (pcoll::Operation *op = pcoll::persistent_of(*request)) {
-    while (op->active_) progress();
+  if (pcoll::Operation *op = pcoll::persistent_of(*request))  // (inactive: wait_engine ran)
     return pcoll::call_errhandler(op->user_comm(), pcoll::complete_persistent(op, status));
-  }
   while (!g_active.empty()) {
     progress();
     int flag = 0;

@@ -77,6 +77,16 @@ class Operation {
     std::vector<std::string> phases;
   } described;
   trace::OpRecord record;
+  // Sets what the operation's records will say (when tracing is on at the call).
+  void describe(MPI_Comm comm, std::string coll, std::string algo, std::size_t count,
+                std::size_t type_size) {
+    described.set = true;
+    described.comm = comm;
+    described.coll = std::move(coll);
+    described.algo = std::move(algo);
+    described.count = count;
+    described.type_size = type_size;
+  }
   void open_record() {
     if (described.set)
       record.open(described.comm, described.coll, described.algo, described.count,

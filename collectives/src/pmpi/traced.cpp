@@ -19,9 +19,9 @@
 #include <pcoll/pcoll.h>
 
 #include <cstddef>
-#include <cstdlib>
 #include <memory>
 
+#include "config.hpp"
 #include "context.hpp"
 #include "pmpi/interpose.hpp"
 #include "request.hpp"
@@ -88,10 +88,7 @@ bool in_place(const void *buf) {
 // context (collective over comm, which every rank is calling), which also arms PCOLL_TRACE when
 // this is the program's first collective; otherwise no context is made.
 MPI_Comm traced_comm(MPI_Comm comm) {
-  static const bool asked = [] {
-    const char *t = std::getenv("PCOLL_TRACE");
-    return t != nullptr && *t != '\0';
-  }();
+  static const bool asked = !pcoll::load_config().get("trace").empty();  // PCOLL_TRACE
   if (!asked && !pcoll::trace::active()) return MPI_COMM_NULL;
   int err = MPI_SUCCESS;
   pcoll::Context *ctx = pcoll::Context::get(comm, &err);
@@ -125,13 +122,7 @@ int nonblocking(const char *name, MPI_Comm comm, std::size_t count, std::size_t 
   if (on == MPI_COMM_NULL) return vendor(request);
   auto op = std::make_unique<pcoll::VendorOperation>(pcoll::Operation::Kind::nonblocking, comm);
   op->start = [vendor](char *, MPI_Request *inner) -> int { return vendor(inner); };
-  pcoll::Operation::Described &d = op->described;
-  d.set = true;
-  d.comm = on;
-  d.coll = name;
-  d.algo = "vendor";
-  d.count = count;
-  d.type_size = type_size;
+  op->describe(on, name, "vendor", count, type_size);
   return pcoll::issue(std::move(op), request);
 }
 
