@@ -1,5 +1,7 @@
 #include "reduce.hpp"
 
+#include "binned.hpp"
+
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -185,6 +187,8 @@ Reducer::Reducer(MPI_Datatype unit, std::size_t unit_bytes, MPI_Op op)
   // Predefined ops are all commutative and symmetric in their operands (MINLOC/MAXLOC break ties
   // by the smaller index), so MPI_Reduce_local's orientation does not matter for them.
   if (predefined_op_) kernel_ = find_kernel(unit, op);
+  // Binned sums (reproducible mode): their own kernel, not a round trip through MPI.
+  if (binned::is_op(op)) kernel_ = &binned::reduce;
 }
 
 int Reducer::apply(const void *src, void *dst, std::size_t n, bool src_is_left) const {

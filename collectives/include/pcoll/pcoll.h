@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 #include <pcoll/version.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -140,6 +141,30 @@ const char *PCOLL_Algorithm_name(const char *collective, int index);
 /* The algorithm that served the last call on comm ("vendor" after a fallback), or "" if none.
  * The string stays valid until the next pcoll call on comm. */
 int PCOLL_Get_last_algorithm(MPI_Comm comm, const char **name);
+
+/* Binned sums: a partial sum of doubles (or floats) whose value does not depend on the order
+ * of its additions, so a reduction of binned sums has the same bits whatever the algorithm, the
+ * rank count and the decomposition of the addends (Demmel and Nguyen's pre-rounded summation,
+ * with pcoll's own encoding: 3 bins of 64 bits on a grid fixed for every double; the error is
+ * at most n x 2^-128 x max|x_i| plus half an ulp of the result). Add a rank's addends with
+ * PCOLL_Binned_add, reduce the sums with PCOLL_Allreduce(..., PCOLL_Binned_type(),
+ * PCOLL_Binned_op(), comm) (or the vendor's MPI_Allreduce: the op is exactly associative and
+ * commutative, so it gives the same bits too), read the result with PCOLL_Binned_value. The
+ * type and op exist from their first call (MPI must be initialised) to the end of the process.
+ * PCOLL_REPRODUCIBLE=on applies the same to every MPI_SUM of MPI_DOUBLE, MPI_FLOAT and their
+ * complex types in PCOLL_Allreduce, PCOLL_Reduce and PCOLL_Reduce_scatter_block. */
+typedef struct PCOLL_Binned {
+  int32_t top;        /* index of the top bin kept; -1: no finite non-zero addend yet */
+  uint32_t flags;     /* NaN, +inf, -inf, something added, an addend other than -0.0 */
+  uint64_t bins[6];   /* 3 signed 128-bit bins, low word first */
+} PCOLL_Binned;
+void PCOLL_Binned_clear(PCOLL_Binned *b); /* the empty sum (its value is +0.0) */
+void PCOLL_Binned_add(PCOLL_Binned *b, double x);
+void PCOLL_Binned_merge(PCOLL_Binned *dst, const PCOLL_Binned *src); /* dst += src */
+double PCOLL_Binned_value(const PCOLL_Binned *b); /* rounded to nearest even */
+float PCOLL_Binned_value_float(const PCOLL_Binned *b); /* rounded once, from the exact sum */
+MPI_Datatype PCOLL_Binned_type(void);
+MPI_Op PCOLL_Binned_op(void);
 
 #ifdef __cplusplus
 }

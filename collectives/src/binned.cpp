@@ -1,0 +1,270 @@
+// Binned sums (binned.hpp has the encoding, the error bound and the sources).
+#include "binned.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+namespace pcoll::binned {
+
+namespace {
+
+using i128 = __int128;
+using u128 = unsigned __int128;
+
+constexpr std::uint32_t kNan = 1, kPosInf = 2, kNegInf = 4;
+constexpr std::uint32_t kAny = 8;         // something was added
+constexpr std::uint32_t kNotNegZero = 16;  // an addend other than -0.0 was added
+constexpr std::int32_t kEmpty = -1;        // top of a sum without finite non-zero addends
+
+i128 load(const PCOLL_Binned &b, int j) {
+  const u128 v = (static_cast<u128>(b.bins[2 * j + 1]) << 64) | b.bins[2 * j];
+  return static_cast<i128>(v);
+}
+void store(PCOLL_Binned &b, int j, i128 v) {
+  const auto u = static_cast<u128>(v);
+  b.bins[2 * j] = static_cast<std::uint64_t>(u);
+  b.bins[2 * j + 1] = static_cast<std::uint64_t>(u >> 64);
+}
+
+// Moves the window up so that its top bin is `top` (> b.top): bins that fall off the bottom
+// hold pieces every addend of the set loses anyway.
+void raise(PCOLL_Binned &b, std::int32_t top) {
+  const std::int32_t shift = top - b.top;
+  for (int j = kBins - 1; j >= 0; --j) store(b, j, j >= shift ? load(b, j - shift) : 0);
+  b.top = top;
+}
+
+// Adds `v` to absolute bin `a` if the window holds it.
+void add_to_bin(PCOLL_Binned &b, std::int32_t a, i128 v) {
+  const std::int32_t j = b.top - a;
+  if (j >= 0 && j < kBins) store(b, j, load(b, j) + v);
+}
+
+// A signed 320-bit integer, little-endian limbs: the exact sum of the kept bins.
+struct Wide {
+  std::uint64_t limb[5] = {0, 0, 0, 0, 0};
+  void add(i128 v, int at) {  // += v x 2^(64 at)
+    const std::uint64_t ext = v < 0 ? ~std::uint64_t(0) : 0;
+    const auto u = static_cast<u128>(v);
+    std::uint64_t word[5] = {0, 0, 0, 0, 0};
+    for (int i = 0; i < 5; ++i) {
+      const int k = i - at;
+      word[i] = k < 0 ? 0 : k == 0 ? static_cast<std::uint64_t>(u)
+                        : k == 1   ? static_cast<std::uint64_t>(u >> 64)
+                                   : ext;
+    }
+    unsigned carry = 0;
+    for (int i = 0; i < 5; ++i) {
+      const u128 s = static_cast<u128>(limb[i]) + word[i] + carry;
+      limb[i] = static_cast<std::uint64_t>(s);
+      carry = static_cast<unsigned>(s >> 64);
+    }
+  }
+  bool negative() const { return (limb[4] >> 63) != 0; }
+  bool zero() const { return (limb[0] | limb[1] | limb[2] | limb[3] | limb[4]) == 0; }
+  void negate() {
+    unsigned carry = 1;
+    for (auto &l : limb) {
+      const u128 s = static_cast<u128>(~l) + carry;
+      l = static_cast<std::uint64_t>(s);
+      carry = static_cast<unsigned>(s >> 64);
+    }
+  }
+  int top_bit() const {  // of a non-zero, non-negative value
+    for (int i = 4; i >= 0; --i)
+      if (limb[i] != 0) return 64 * i + 63 - __builtin_clzll(limb[i]);
+    return -1;
+  }
+  bool bit(int i) const { return i >= 0 && i < 320 && ((limb[i / 64] >> (i % 64)) & 1) != 0; }
+  bool any_below(int i) const {  // a set bit in [0, i)
+    for (int w = 0; w < 5 && 64 * w < i; ++w) {
+      const int n = i - 64 * w;
+      const std::uint64_t mask = n >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << n) - 1;
+      if (limb[w] & mask) return true;
+    }
+    return false;
+  }
+  std::uint64_t bits_from(int s) const {  // bits [s, s + 64) (s >= 0)
+    const int w = s / 64, o = s % 64;
+    std::uint64_t v = w < 5 ? limb[w] >> o : 0;
+    if (o != 0 && w + 1 < 5) v |= limb[w + 1] << (64 - o);
+    return v;
+  }
+};
+
+// The sum rounded to nearest even into a format of `digits` significant bits whose smallest
+// bit is 2^min_exp and whose values stay below 2^max_exp; returned as a double (exact for both
+// formats: the caller narrows a float result, already representable).
+double rounded(const PCOLL_Binned &b, int digits, int min_exp, int max_exp) {
+  const std::uint32_t f = b.flags;
+  if ((f & kNan) || ((f & kPosInf) && (f & kNegInf)))
+    return std::numeric_limits<double>::quiet_NaN();
+  if (f & kPosInf) return std::numeric_limits<double>::infinity();
+  if (f & kNegInf) return -std::numeric_limits<double>::infinity();
+  Wide w;
+  if (b.top != kEmpty)
+    for (int j = 0; j < kBins; ++j) w.add(load(b, j), kBins - 1 - j);
+  if (w.zero()) return (f & kAny) && !(f & kNotNegZero) ? -0.0 : 0.0;
+  const bool neg = w.negative();
+  if (neg) w.negate();
+  // w x 2^base is the exact sum of the kept pieces.
+  const int base = kWidth * (b.top - (kBins - 1)) - 1074;
+  const int h = w.top_bit();
+  const int lead = h + base;  // exponent of the leading bit
+  const int lsb = std::max(lead - (digits - 1), min_exp);
+  const int s = lsb - base;  // bits of w below the result's last bit
+  std::uint64_t mant;
+  int exp;
+  if (s <= 0) {  // h < digits: w fits, exactly
+    mant = w.limb[0];
+    exp = base;
+  } else {
+    mant = w.bits_from(s) & ((std::uint64_t(1) << digits) - 1);
+    const bool half = w.bit(s - 1);
+    if (half && (mant & 1 || w.any_below(s - 1))) ++mant;
+    exp = lsb;
+  }
+  // mant <= 2^digits; mant x 2^exp overflows the format when its leading bit reaches max_exp.
+  const int top = exp + 63 - __builtin_clzll(mant);
+  const double inf = std::numeric_limits<double>::infinity();
+  if (top >= max_exp) return neg ? -inf : inf;
+  const double m = static_cast<double>(mant);
+  return std::ldexp(neg ? -m : m, exp);
+}
+
+void binned_op_fn(void *in, void *inout, int *len, MPI_Datatype *) {
+  reduce(in, inout, static_cast<std::size_t>(*len), true);
+}
+
+MPI_Datatype type_handle = MPI_DATATYPE_NULL;
+MPI_Op op_handle = MPI_OP_NULL;
+
+}  // namespace
+
+void clear(PCOLL_Binned &b) {
+  std::memset(&b, 0, sizeof b);
+  b.top = kEmpty;
+}
+
+void add(PCOLL_Binned &b, double x) {
+  std::uint64_t u;
+  std::memcpy(&u, &x, sizeof u);
+  const bool neg = (u >> 63) != 0;
+  const auto e = static_cast<std::int32_t>((u >> 52) & 0x7ff);
+  const std::uint64_t frac = u & ((std::uint64_t(1) << 52) - 1);
+  b.flags |= kAny;
+  if (e == 0x7ff) {
+    b.flags |= frac != 0 ? kNan : neg ? kNegInf : kPosInf;
+    return;
+  }
+  if (!neg || e != 0 || frac != 0) b.flags |= kNotNegZero;
+  if (e == 0 && frac == 0) return;
+  // x = +-m x 2^(p - 1074): p is the position of m's last bit on the grid of bin 0.
+  const std::uint64_t m = e == 0 ? frac : frac | (std::uint64_t(1) << 52);
+  const std::int32_t p = e == 0 ? 0 : e - 1;
+  const std::int32_t bin = p / kWidth;
+  const u128 v = static_cast<u128>(m) << (p % kWidth);
+  const auto lo = static_cast<std::uint64_t>(v), hi = static_cast<std::uint64_t>(v >> 64);
+  const std::int32_t top = hi != 0 ? bin + 1 : bin;
+  if (top > b.top) raise(b, top);
+  add_to_bin(b, bin, neg ? -static_cast<i128>(lo) : static_cast<i128>(lo));
+  if (hi != 0) add_to_bin(b, bin + 1, neg ? -static_cast<i128>(hi) : static_cast<i128>(hi));
+}
+
+void merge(const PCOLL_Binned &src, PCOLL_Binned &dst) {
+  dst.flags |= src.flags;
+  if (src.top == kEmpty) return;
+  if (src.top > dst.top) raise(dst, src.top);
+  for (int j = 0; j < kBins; ++j) add_to_bin(dst, src.top - j, load(src, j));
+}
+
+double value(const PCOLL_Binned &b) { return rounded(b, 53, -1074, 1024); }
+float value_float(const PCOLL_Binned &b) {
+  return static_cast<float>(rounded(b, 24, -149, 128));
+}
+
+void from_doubles(const double *x, std::size_t n, PCOLL_Binned *out) {
+  for (std::size_t i = 0; i < n; ++i) {
+    clear(out[i]);
+    add(out[i], x[i]);
+  }
+}
+void from_floats(const float *x, std::size_t n, PCOLL_Binned *out) {
+  for (std::size_t i = 0; i < n; ++i) {
+    clear(out[i]);
+    add(out[i], static_cast<double>(x[i]));
+  }
+}
+void to_doubles(const PCOLL_Binned *b, std::size_t n, double *x) {
+  for (std::size_t i = 0; i < n; ++i) x[i] = value(b[i]);
+}
+void to_floats(const PCOLL_Binned *b, std::size_t n, float *x) {
+  for (std::size_t i = 0; i < n; ++i) x[i] = value_float(b[i]);
+}
+
+void reduce(const void *src, void *dst, std::size_t n, bool) {
+  // Element by element through copies: MPI buffers need not be aligned for the struct.
+  const auto *s = static_cast<const unsigned char *>(src);
+  auto *d = static_cast<unsigned char *>(dst);
+  for (std::size_t i = 0; i < n; ++i, s += sizeof(PCOLL_Binned), d += sizeof(PCOLL_Binned)) {
+    PCOLL_Binned a, r;
+    std::memcpy(&a, s, sizeof a);
+    std::memcpy(&r, d, sizeof r);
+    merge(a, r);
+    std::memcpy(d, &r, sizeof r);
+  }
+}
+
+MPI_Datatype mpi_type() {
+  if (type_handle == MPI_DATATYPE_NULL) {
+    MPI_Datatype t;
+    PMPI_Type_contiguous(static_cast<int>(sizeof(PCOLL_Binned)), MPI_BYTE, &t);
+    PMPI_Type_commit(&t);
+    type_handle = t;
+  }
+  return type_handle;
+}
+
+MPI_Op mpi_op() {
+  if (op_handle == MPI_OP_NULL) {
+    MPI_Op op;
+    PMPI_Op_create(&binned_op_fn, 1, &op);
+    op_handle = op;
+  }
+  return op_handle;
+}
+
+bool is_op(MPI_Op op) { return op_handle != MPI_OP_NULL && op == op_handle; }
+
+MPI_Datatype scalar_of(MPI_Datatype base, int *parts) {
+  *parts = 1;
+  if (base == MPI_DOUBLE) return MPI_DOUBLE;
+  if (base == MPI_FLOAT) return MPI_FLOAT;
+  *parts = 2;
+  if (base == MPI_C_DOUBLE_COMPLEX || base == MPI_CXX_DOUBLE_COMPLEX ||
+      base == MPI_DOUBLE_COMPLEX)
+    return MPI_DOUBLE;
+  if (base == MPI_C_FLOAT_COMPLEX || base == MPI_CXX_FLOAT_COMPLEX || base == MPI_COMPLEX)
+    return MPI_FLOAT;
+  *parts = 1;
+  return MPI_DATATYPE_NULL;
+}
+
+}  // namespace pcoll::binned
+
+// --- the C API (pcoll.h) ----------------------------------------------------------------------
+
+extern "C" {
+
+void PCOLL_Binned_clear(PCOLL_Binned *b) { pcoll::binned::clear(*b); }
+void PCOLL_Binned_add(PCOLL_Binned *b, double x) { pcoll::binned::add(*b, x); }
+void PCOLL_Binned_merge(PCOLL_Binned *dst, const PCOLL_Binned *src) {
+  pcoll::binned::merge(*src, *dst);
+}
+double PCOLL_Binned_value(const PCOLL_Binned *b) { return pcoll::binned::value(*b); }
+float PCOLL_Binned_value_float(const PCOLL_Binned *b) { return pcoll::binned::value_float(*b); }
+MPI_Datatype PCOLL_Binned_type(void) { return pcoll::binned::mpi_type(); }
+MPI_Op PCOLL_Binned_op(void) { return pcoll::binned::mpi_op(); }
+}
