@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "binned.hpp"
 #include "config.hpp"
 #include "context.hpp"
 #include "datatype.hpp"
@@ -145,6 +146,41 @@ Side side_of(int count, MPI_Datatype dt) {
   return s;
 }
 
+// The reproducible mode (PCOLL_REPRODUCIBLE=on): an MPI_SUM of floating-point values reduces
+// binned sums instead (binned.hpp), one per scalar (complex values: two), with the binned op,
+// under the plan or the vendor alike; what the mode leaves alone says why, once.
+void binned_form(const Call &c, const TypeInfo &t, Signature &sig) {
+  CallShape &s = sig.shape;
+  int parts = 1;
+  const MPI_Datatype scalar = binned::scalar_of(t.base, &parts);
+  const bool floating = scalar != MPI_DATATYPE_NULL || t.base == MPI_LONG_DOUBLE ||
+                        t.base == MPI_C_LONG_DOUBLE_COMPLEX;
+  if (!floating || (c.op != MPI_SUM && c.op != MPI_PROD)) return;  // order-independent already
+  if (c.op == MPI_PROD) {
+    sig.binned_note = "PCOLL_REPRODUCIBLE=on covers MPI_SUM only: an MPI_PROD of floating-point "
+                      "values is computed as usual, and its last bits may depend on the algorithm";
+    return;
+  }
+  if (scalar == MPI_DATATYPE_NULL) {
+    sig.binned_note = "PCOLL_REPRODUCIBLE=on does not cover long double: its MPI_SUM is computed "
+                      "as usual, and its last bits may depend on the algorithm";
+    return;
+  }
+  if (s.intercomm) {
+    sig.binned_note = "PCOLL_REPRODUCIBLE=on does not cover inter-communicators: their MPI_SUM "
+                      "goes to the vendor as usual";
+    return;
+  }
+  sig.binned.scalar = scalar;
+  sig.binned.base = t.base;
+  sig.binned.scalar_size = scalar == MPI_DOUBLE ? sizeof(double) : sizeof(float);
+  s.count = s.count * static_cast<std::size_t>(parts);
+  s.unit = sizeof(PCOLL_Binned);
+  s.commutative = true;
+  sig.unit_type = binned::mpi_type();
+  sig.vendor_in_units = true;  // the vendor reduces the binned sums too
+}
+
 // The call's signature: its shape in units every rank computes alike from its own (count,
 // datatype), and this rank's sides. Returns an MPI error code (a send side whose signature
 // cannot match the receive side's).
@@ -178,6 +214,7 @@ int signature_of(const Context &ctx, const Call &c, Signature &sig) {
         // (Inter-communicators' vendor calls keep the user's arguments: their buffers are
         // sized by the remote group.)
         sig.vendor_in_units = !t.predefined && !s.intercomm;
+        if (ctx.config().get("reproducible") == "on") binned_form(c, t, sig);
       } else {
         s.issue = TypeIssue::mixed_base;
         s.unit = t.size ? t.size : 1;
@@ -306,6 +343,67 @@ struct Async {
   bool blocking() const { return request == nullptr; }
 };
 
+// The reproducible mode's buffers (Signature::binned): the input's values become binned sums in
+// scratch memory, which the plan or the vendor reduces, and the result's sums are rounded back
+// into the user's buffer. `in_bins`: the input's sums; `out_bins`: what the plan or the vendor
+// may write.
+struct BinnedStaging {
+  std::size_t in_bins = 0, in_area = 0, out_area = 0, vals_area = 0;
+  bool input_in_recv = false, has_output = true;
+
+  BinnedStaging(const Signature &sig, std::size_t in, std::size_t out, bool in_recv, bool output)
+      : in_bins(in), input_in_recv(in_recv), has_output(output) {
+    in_area = round_up(in * sizeof(PCOLL_Binned));
+    out_area = round_up(out * sizeof(PCOLL_Binned));
+    // The user's values where a side is not an array of them already.
+    const bool pack_in = !(input_in_recv ? sig.recv : sig.send).as_is;
+    vals_area = round_up(std::max(pack_in ? (input_in_recv ? sig.recv : sig.send).bytes : 0,
+                                  sig.recv.as_is ? 0 : sig.recv.bytes));
+  }
+  std::size_t bytes() const { return in_area + out_area + vals_area; }
+
+  int stage(const Call &c, const Signature &sig, MPI_Comm pc, char *at, const void **in,
+            void **out, PhaseTimer &t) const {
+    const Side &side = input_in_recv ? sig.recv : sig.send;
+    const void *buf = input_in_recv ? c.recvbuf : c.sendbuf;
+    char *vals = at + in_area + out_area;
+    t.start();
+    const void *v = buf;
+    if (!side.as_is && side.bytes > 0) {
+      if (int rc = pack(buf, side.count, side.dt, vals, side.bytes, pc); rc != MPI_SUCCESS) {
+        t.stop();
+        return rc;
+      }
+      v = vals;
+    }
+    auto *bins = reinterpret_cast<PCOLL_Binned *>(at);
+    if (sig.binned.scalar == MPI_DOUBLE)
+      binned::from_doubles(static_cast<const double *>(v), in_bins, bins);
+    else
+      binned::from_floats(static_cast<const float *>(v), in_bins, bins);
+    t.stop();
+    *in = at;
+    *out = at + in_area;
+    return MPI_SUCCESS;
+  }
+
+  int unstage(const Call &c, const Signature &sig, MPI_Comm pc, char *at, PhaseTimer &t) const {
+    if (!has_output || sig.out_bytes == 0) return MPI_SUCCESS;
+    const std::size_t n = sig.out_bytes / sig.binned.scalar_size;
+    const auto *bins = reinterpret_cast<const PCOLL_Binned *>(at + in_area);
+    void *v = sig.recv.as_is ? c.recvbuf : static_cast<void *>(at + in_area + out_area);
+    t.start();
+    if (sig.binned.scalar == MPI_DOUBLE)
+      binned::to_doubles(bins, n, static_cast<double *>(v));
+    else
+      binned::to_floats(bins, n, static_cast<float *>(v));
+    const int rc = sig.recv.as_is ? MPI_SUCCESS
+                                  : unpack(v, sig.out_bytes, c.recvbuf, sig.out_count, c.recvtype, pc);
+    t.stop();
+    return rc;
+  }
+};
+
 // The vendor in the signature's units (Signature::vendor_in_units): each side an array of base
 // values, converted from and to the user's layout where that is not one already.
 struct UnitsStaging {
@@ -315,9 +413,16 @@ struct UnitsStaging {
   MPI_Comm pc = MPI_COMM_NULL;
   bool send_direct = true, recv_direct = true;
   std::size_t send_units = 0, recv_units = 0, send_area = 0, recv_area = 0, tmp_area = 0;
+  std::optional<BinnedStaging> binned;
 
   UnitsStaging(const Call &call, const Signature &s, bool in_recv, MPI_Comm p)
       : c(call), sig(s), input_in_recv(in_recv), pc(p) {
+    if (sig.binned.on()) {
+      const CollectiveInfo &row = collective_info(c.coll);
+      binned.emplace(sig, row.in_elems(sig.shape.count, sig.shape.size),
+                     row.out_elems(sig.shape.count, sig.shape.size), input_in_recv, true);
+      return;
+    }
     const TypeInfo &bt = describe_type(sig.unit_type);
     const auto bext = static_cast<std::size_t>(bt.extent);
     const std::size_t unit = sig.shape.unit;
@@ -329,9 +434,12 @@ struct UnitsStaging {
     recv_area = recv_direct ? 0 : round_up(recv_units * bext);
     tmp_area = bt.dense ? 0 : std::max(sig.send.bytes, sig.recv.bytes);
   }
-  std::size_t scratch_bytes() const { return send_area + recv_area + tmp_area; }
+  std::size_t scratch_bytes() const {
+    return binned ? binned->bytes() : send_area + recv_area + tmp_area;
+  }
   // The buffers the vendor is called with, staged from the user's.
   int stage(char *scratch, const void **in, void **out, PhaseTimer &t) const {
+    if (binned) return binned->stage(c, sig, pc, scratch, in, out, t);
     char *tmp = scratch + send_area + recv_area;
     *in = c.sendbuf;
     *out = c.recvbuf;
@@ -353,6 +461,7 @@ struct UnitsStaging {
   }
   // The vendor's result, back in the user's layout.
   int unstage(char *scratch, PhaseTimer &t) const {
+    if (binned) return binned->unstage(c, sig, pc, scratch, t);
     if (recv_direct || sig.out_count == 0) return MPI_SUCCESS;
     t.start();
     const int rc = from_base_array(scratch + send_area,
@@ -379,6 +488,7 @@ struct PlanStaging {
   bool has_output = true;
   std::size_t send_bytes = 0, recv_bytes = 0;
   std::size_t tmp_bytes = 0, staged_bytes = 0, packed_in_bytes = 0, packed_out_bytes = 0;
+  std::optional<BinnedStaging> binned;  // the reproducible mode: in place of the packing
 
   PlanStaging(const Call &call, const Signature &s, const Plan &p, const VectorLayout *layout,
               const Context &ctx)
@@ -396,15 +506,31 @@ struct PlanStaging {
     staged_bytes = staged ? round_up(plan->in_elems * unit) : 0;
     packed_in_bytes = pack_send ? round_up(send_bytes) : 0;
     packed_out_bytes = pack_recv ? round_up(recv_bytes) : 0;
+    if (s.binned.on()) {
+      // The plan runs on separate input and output sums, as if not in place.
+      binned.emplace(s, plan->in_elems, plan->out_elems, input_in_recv, has_output);
+      pack_send = pack_recv = staged = false;
+      staged_bytes = packed_in_bytes = packed_out_bytes = 0;
+    }
   }
   std::size_t scratch_bytes() const {
-    return tmp_bytes + staged_bytes + packed_in_bytes + packed_out_bytes;
+    return tmp_bytes + staged_bytes + packed_in_bytes + packed_out_bytes +
+           (binned ? binned->bytes() : 0);
   }
   char *packed_out(char *scratch) const {
     return scratch + tmp_bytes + staged_bytes + packed_in_bytes;
   }
 
   int stage(char *scratch, ExecBuffers *bufs, PhaseTimer &t) const {
+    if (binned) {
+      const void *in = nullptr;
+      void *out = nullptr;
+      if (int rc = binned->stage(c, *sig, pc, scratch + tmp_bytes, &in, &out, t); rc != MPI_SUCCESS)
+        return rc;
+      if (plan->copy_in_to_out && plan->out_elems > 0) std::memcpy(out, in, unit * plan->out_elems);
+      *bufs = ExecBuffers{in, out, scratch, unit};
+      return MPI_SUCCESS;
+    }
     char *staged_at = scratch + tmp_bytes;
     char *packed_in = staged_at + staged_bytes;
     int rc = MPI_SUCCESS;
@@ -443,6 +569,7 @@ struct PlanStaging {
   }
 
   int unstage(char *scratch, PhaseTimer &t) const {
+    if (binned) return binned->unstage(c, *sig, pc, scratch + tmp_bytes, t);
     if (!pack_recv || !has_output) return MPI_SUCCESS;
     t.start();
     const int rc =
@@ -476,7 +603,8 @@ struct HeldCall {
 // A call through context, signature, decision, and either the vendor or the plan run by the
 // executor on the packed form of the buffers. `vendor(request)` calls the vendor with the user's
 // arguments (blocking when request is null, else its nonblocking twin);
-// `vendor_in_units(in, out, count, type, request)` calls it in the signature's units
+// `vendor_in_units(in, out, count, type, op, request)` calls it in the signature's units
+// (with the op the units are reduced with: the user's, or the reproducible mode's binned op)
 // (reductions with a predefined op on a derived datatype, Signature::vendor_in_units).
 template <class Vendor, class VendorInUnits>
 int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async = {}) {
@@ -510,6 +638,8 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
   if (d->error != MPI_SUCCESS) return fail(c.comm, d->error, d->error_message);
   for (const std::string &w : d->warnings)
     if (first_in_process(w) && speaker(*ctx)) report(w);
+  if (sig->binned_note != nullptr && first_in_process(sig->binned_note) && speaker(*ctx))
+    report(sig->binned_note);
   ctx->last_algorithm = d->algo->name;
   const auto traced_count = [&] {
     return c.v ? std::accumulate(c.v->recvcounts, c.v->recvcounts + c.v->peers, std::size_t(0))
@@ -517,8 +647,12 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
   };
   // A blocking call is recorded by trace_call; a nonblocking or persistent one by its operation,
   // from its start to its completion (trace::OpRecord), so the call itself is not.
+  // The trace names the reproducible mode with the algorithm ("ring reproducible=on").
+  std::string binned_label;
+  if (sig->binned.on() && trace_call.on()) binned_label = std::string(d->label()) + " reproducible=on";
+  const char *traced_label = binned_label.empty() ? d->label() : binned_label.c_str();
   if (async.blocking() && trace_call.on())
-    trace_call.describe(ctx->comm(), collective_name(c.coll), d->label(), traced_count(),
+    trace_call.describe(ctx->comm(), collective_name(c.coll), traced_label, traced_count(),
                         sig->type_size);
   auto issued = [&](std::unique_ptr<Operation> op) {
     if (trace_call.on()) {
@@ -526,7 +660,7 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
                    async.kind == Operation::Kind::persistent
                        ? std::string(collective_name(c.coll)) + "_init"
                        : std::string("i") + collective_name(c.coll),
-                   d->label(), traced_count(), sig->type_size);
+                   traced_label, traced_count(), sig->type_size);
       op->described.params = d->params;
       if (const auto *po = dynamic_cast<const PlanOperation *>(op.get()); po && po->plan)
         op->described.phases = po->plan->phases;
@@ -590,6 +724,7 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
         const UnitsStaging &u = *held->units_staging;
         if (const int rc = u.stage(scratch, &in, &out, t); rc != MPI_SUCCESS) return rc;
         return vendor_in_units(in, out, static_cast<int>(u.sig.shape.count), u.sig.unit_type,
+                               u.sig.binned.on() ? binned::mpi_op() : u.c.op,
                                inner);
       };
       op->unstage = [held](char *scratch) -> int {
@@ -605,7 +740,8 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
     void *out = nullptr;
     int rc = st.stage(scratch, &in, &out, pack_t);
     if (rc != MPI_SUCCESS) return fail(c.comm, rc);
-    rc = vendor_in_units(in, out, static_cast<int>(sig->shape.count), sig->unit_type, nullptr);
+    rc = vendor_in_units(in, out, static_cast<int>(sig->shape.count), sig->unit_type,
+                         sig->binned.on() ? binned::mpi_op() : c.op, nullptr);
     if (rc == MPI_SUCCESS) rc = st.unstage(scratch, unpack_t);
     add_pack_phases();
     return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
@@ -623,7 +759,7 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
       d->layout_plans->store(vl.bytes, layout_plan);
     }
   }
-  const MPI_Op op = c.op == MPI_OP_NULL ? MPI_SUM : c.op;
+  const MPI_Op op = sig->binned.on() ? binned::mpi_op() : c.op == MPI_OP_NULL ? MPI_SUM : c.op;
 
   if (!async.blocking()) {
     auto held = std::make_shared<HeldCall>(c, *sig);
@@ -667,7 +803,8 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
 }
 
 // For data movement, whose vendor path always takes the user's arguments.
-constexpr auto no_units = [](const void *, void *, int, MPI_Datatype, MPI_Request *) -> int {
+constexpr auto no_units = [](const void *, void *, int, MPI_Datatype, MPI_Op,
+                             MPI_Request *) -> int {
   return MPI_ERR_INTERN;
 };
 
@@ -684,7 +821,7 @@ int allreduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     c.sendtype = c.recvtype = datatype;
     return run(
         c, [=](MPI_Request *r) -> int { return r ? PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, r) : PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
-        [=](const void *s, void *r, int n, MPI_Datatype t, MPI_Request *q) -> int { return q ? PMPI_Iallreduce(s, r, n, t, op, comm, q) : PMPI_Allreduce(s, r, n, t, op, comm); }, async);
+        [=](const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Request *q) -> int { return q ? PMPI_Iallreduce(s, r, n, t, o, comm, q) : PMPI_Allreduce(s, r, n, t, o, comm); }, async);
   });
 }
 
@@ -706,7 +843,7 @@ int reduce_scatter_block_impl(const void *sendbuf, void *recvbuf, int recvcount,
     return run(
         c,
         [=](MPI_Request *r) -> int { return r ? PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, r) : PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); },
-        [=](const void *s, void *r, int n, MPI_Datatype t, MPI_Request *q) -> int { return q ? PMPI_Ireduce_scatter_block(s, r, n, t, op, comm, q) : PMPI_Reduce_scatter_block(s, r, n, t, op, comm); }, async);
+        [=](const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Request *q) -> int { return q ? PMPI_Ireduce_scatter_block(s, r, n, t, o, comm, q) : PMPI_Reduce_scatter_block(s, r, n, t, o, comm); }, async);
   });
 }
 
@@ -854,7 +991,7 @@ int reduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     c.root = inter ? 0 : root;
     return run(
         c, [=](MPI_Request *r) -> int { return r ? PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, r) : PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
-        [=](const void *s, void *r, int n, MPI_Datatype t, MPI_Request *q) -> int { return q ? PMPI_Ireduce(s, at_root ? r : nullptr, n, t, op, root, comm, q) : PMPI_Reduce(s, at_root ? r : nullptr, n, t, op, root, comm); }, async);
+        [=](const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Request *q) -> int { return q ? PMPI_Ireduce(s, at_root ? r : nullptr, n, t, o, root, comm, q) : PMPI_Reduce(s, at_root ? r : nullptr, n, t, o, root, comm); }, async);
   });
 }
 

@@ -33,6 +33,17 @@ struct Signature {
   int out_count = 0;
   std::size_t out_bytes = 0;
   std::size_t type_size = 0;  // of the receive datatype, for the trace
+  // The reproducible mode (PCOLL_REPRODUCIBLE=on, binned.hpp) for an MPI_SUM of floating-point
+  // values: the plan (or the vendor) reduces binned sums of `scalar` values (MPI_DOUBLE or
+  // MPI_FLOAT; complex bases count 2 per value) with the binned op; the user's values are
+  // `base`. Null scalar: off. `binned_note`: why the mode left this reduction as it is.
+  struct {
+    MPI_Datatype scalar = MPI_DATATYPE_NULL;
+    MPI_Datatype base = MPI_DATATYPE_NULL;
+    std::size_t scalar_size = 0;
+    bool on() const { return scalar != MPI_DATATYPE_NULL; }
+  } binned;
+  const char *binned_note = nullptr;
   bool packs() const { return !send.as_is || !recv.as_is; }
 };
 
