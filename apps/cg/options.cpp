@@ -61,13 +61,15 @@ std::vector<Key> keys(Options &o) {
       {"solver",
        "reduction",
        "sum: each dot product is one double per rank, summed by the allreduce (the latency-bound "
-       "workload; the bits depend on the algorithm's order of additions); exact: each rank's "
-       "partial sums in its own slot of a P-long vector, added in rank order by every rank "
-       "(bitwise the same iterates for every allreduce algorithm; P times the bytes)",
+       "workload; the bits depend on the algorithm's order of additions); reproducible: each "
+       "rank's dot products are binned sums of its points' products (PCOLL_Binned), allreduced "
+       "with the binned op, 56 bytes per dot (bitwise the same iterates for every allreduce "
+       "algorithm, every rank count and every decomposition of the grid); exact: the old name of "
+       "reproducible",
        &o.reduction,
        0,
        false,
-       {"sum", "exact"}},
+       {"sum", "reproducible", "exact"}},
       {"solver", "overlap",
        "pipecg: start the allreduce with PCOLL_Iallreduce (the chosen algorithm, nonblocking) and "
        "apply the stencil while it runs (false: blocking PCOLL_Allreduce before the stencil, no "
@@ -300,6 +302,7 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code, bool spe
   }
   if (!algos.empty()) opt.allreduce = split_list(algos);
   if (opt.deck.empty()) opt.deck_name = "custom";
+  if (opt.reduction == "exact") opt.reduction = "reproducible";  // the old name
   validate(opt);
   return true;
 }

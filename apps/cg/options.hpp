@@ -20,7 +20,7 @@ struct Options {
   std::string pc = "none";        // none | jacobi
   double tol = 1e-8;              // relative residual ||r|| / ||b||
   int max_iterations = 1000;      //
-  std::string reduction = "sum";  // sum | exact (see Reduction in solver.hpp)
+  std::string reduction = "sum";  // sum | reproducible (see Reducer in solver.hpp)
   bool overlap = true;            // pipecg: PCOLL_Iallreduce overlapping the stencil
   // [run]
   std::vector<std::string> allreduce;  // algorithms compared in one launch; empty: environment

@@ -61,33 +61,19 @@ Problem make_problem(const Decomposition &d, bool jacobi) {
   return pb;
 }
 
-Reducer::Reducer(MPI_Comm comm, bool exact) : comm_(comm), exact_(exact) {
-  MPI_Comm_rank(comm, &rank_);
-  MPI_Comm_size(comm, &size_);
-  if (exact_) slots_.resize(static_cast<std::size_t>(size_) * 3);
-}
-
-double *Reducer::prepare(double *v, int k) {
-  if (!exact_) return v;
-  if (slots_.size() < static_cast<std::size_t>(size_) * k) slots_.resize(std::size_t(size_) * k);
-  std::fill(slots_.begin(), slots_.begin() + std::size_t(size_) * k, 0.0);
-  std::memcpy(&slots_[std::size_t(rank_) * k], v, sizeof(double) * k);
-  return slots_.data();
-}
+Reducer::Reducer(MPI_Comm comm, bool reproducible)
+    : comm_(comm), reproducible_(reproducible),
+      bins_(reproducible ? kernels::DotWorkspace::kMaxProducts : 0) {}
 
 void Reducer::finish(double *v, int k) {
-  if (!exact_) return;
-  for (int m = 0; m < k; ++m) {
-    double s = 0;
-    for (int p = 0; p < size_; ++p) s += slots_[std::size_t(p) * k + m];
-    v[m] = s;
-  }
+  if (!reproducible_) return;
+  for (int m = 0; m < k; ++m) v[m] = PCOLL_Binned_value(&bins_[static_cast<std::size_t>(m)]);
 }
 
 void Reducer::allreduce(double *v, int k) {
-  double *buf = prepare(v, k);
-  const int count = exact_ ? size_ * k : k;
-  check_mpi(PCOLL_Allreduce(MPI_IN_PLACE, buf, count, MPI_DOUBLE, MPI_SUM, comm_),
+  check_mpi(reproducible_ ? PCOLL_Allreduce(MPI_IN_PLACE, bins_.data(), k, PCOLL_Binned_type(),
+                                            PCOLL_Binned_op(), comm_)
+                          : PCOLL_Allreduce(MPI_IN_PLACE, v, k, MPI_DOUBLE, MPI_SUM, comm_),
             "PCOLL_Allreduce");
   if (served_.empty()) {
     const char *name = "";
@@ -98,9 +84,10 @@ void Reducer::allreduce(double *v, int k) {
 }
 
 void Reducer::start(double *v, int k) {
-  double *buf = prepare(v, k);
-  const int count = exact_ ? size_ * k : k;
-  check_mpi(PCOLL_Iallreduce(MPI_IN_PLACE, buf, count, MPI_DOUBLE, MPI_SUM, comm_, &request_),
+  check_mpi(reproducible_ ? PCOLL_Iallreduce(MPI_IN_PLACE, bins_.data(), k, PCOLL_Binned_type(),
+                                             PCOLL_Binned_op(), comm_, &request_)
+                          : PCOLL_Iallreduce(MPI_IN_PLACE, v, k, MPI_DOUBLE, MPI_SUM, comm_,
+                                             &request_),
             "PCOLL_Iallreduce");
   if (served_.empty()) {
     const char *name = "";
@@ -114,26 +101,63 @@ void Reducer::wait(double *v, int k) {
   finish(v, k);
 }
 
-std::uint64_t field_digest(MPI_Comm comm, const kernels::Box &box, kernels::ConstField x) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a over the interior, x fastest
+std::uint64_t field_digest(const Decomposition &d, kernels::ConstField x) {
+  const kernels::Box &box = d.box;
+  std::uint64_t h = 0;
   for (int k = 1; k <= box.nz; ++k)
     for (int j = 1; j <= box.ny; ++j)
       for (int i = 1; i <= box.nx; ++i) {
         std::uint64_t bits;
         const double v = x(box.at(i, j, k));
         std::memcpy(&bits, &v, sizeof bits);
-        for (int b = 0; b < 8; ++b) {
-          h ^= (bits >> (8 * b)) & 0xff;
-          h *= 0x100000001b3ULL;
-        }
+        // The point's global index and bits, mixed (splitmix64's finaliser), then summed.
+        const std::uint64_t g =
+            static_cast<std::uint64_t>(d.first[0] + i - 1) +
+            static_cast<std::uint64_t>(d.global[0]) *
+                (static_cast<std::uint64_t>(d.first[1] + j - 1) +
+                 static_cast<std::uint64_t>(d.global[1]) * static_cast<std::uint64_t>(d.first[2] + k - 1));
+        std::uint64_t z = bits ^ (g * 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        h += z ^ (z >> 31);
       }
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  std::vector<std::uint64_t> all(size);
-  check_mpi(MPI_Allgather(&h, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, comm), "digest");
-  std::uint64_t out = 0;
-  for (std::uint64_t v : all) out = (out ^ v) * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
-  return out;
+  std::uint64_t total = 0;
+  check_mpi(MPI_Allreduce(&h, &total, 1, MPI_UINT64_T, MPI_SUM, d.cart), "digest");
+  return total;
+}
+
+BinnedDotWorkspace::BinnedDotWorkspace(const kernels::Box &box)
+    : rows("pcoll::cg::binned_dot_rows", box.rows(), kernels::DotWorkspace::kMaxProducts) {}
+
+void binned_dot_products(const kernels::Box &box, int count, const kernels::ConstField *a,
+                         const kernels::ConstField *b, PCOLL_Binned *out, BinnedDotWorkspace &ws) {
+  if (count < 1 || count > kernels::DotWorkspace::kMaxProducts)
+    throw std::invalid_argument("binned_dot_products: 1 to 3 products at a time");
+  if (ws.rows.extent(0) != static_cast<std::size_t>(box.rows()))
+    throw std::invalid_argument("binned_dot_products: workspace sized for another box");
+  const int nx = box.nx, ny = box.ny;
+  auto rows = ws.rows;
+  const kernels::ConstField a0 = a[0], b0 = b[0];
+  const kernels::ConstField a1 = count > 1 ? a[1] : a0, b1 = count > 1 ? b[1] : b0;
+  const kernels::ConstField a2 = count > 2 ? a[2] : a0, b2 = count > 2 ? b[2] : b0;
+  Kokkos::parallel_for(
+      "pcoll::cg::binned_dot_rows",
+      Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, box.rows()), [=](const int row) {
+        const std::size_t base = box.at(0, row % ny + 1, row / ny + 1);
+        PCOLL_Binned s[3];
+        for (int m = 0; m < count; ++m) PCOLL_Binned_clear(&s[m]);
+        for (int i = 1; i <= nx; ++i) {
+          PCOLL_Binned_add(&s[0], a0(base + i) * b0(base + i));
+          if (count > 1) PCOLL_Binned_add(&s[1], a1(base + i) * b1(base + i));
+          if (count > 2) PCOLL_Binned_add(&s[2], a2(base + i) * b2(base + i));
+        }
+        for (int m = 0; m < count; ++m) rows(row, m) = s[m];
+      });
+  Kokkos::DefaultHostExecutionSpace().fence();
+  for (int m = 0; m < count; ++m) {
+    PCOLL_Binned_clear(&out[m]);
+    for (int row = 0; row < box.rows(); ++row) PCOLL_Binned_merge(&out[m], &rows(row, m));
+  }
 }
 
 }  // namespace pcoll::cg

@@ -151,8 +151,9 @@ bool print_summary(std::ostream &os, const RunSetup &s, const std::vector<RunRec
   if (same) {
     os << "results: every run of every algorithm gave bit-identical iterates (digest "
        << hex(ref.digest) << ")\n";
-  } else if (s.reduction == "exact") {
-    os << "results: WRONG: runs differ although the reduction is exact (see the digest column)\n";
+  } else if (s.reduction == "reproducible") {
+    os << "results: WRONG: runs differ although the reduction is reproducible (see the digest "
+          "column)\n";
     ok = false;
   } else {
     os << "results: runs differ in the last bits (reduction = sum adds the P partial sums in the "

@@ -46,7 +46,7 @@ bool is_allreduce(const std::string &phase);
 void print_header(std::ostream &os, const RunSetup &s);
 void print_run(std::ostream &os, const RunSetup &s, const RunRecord &r, bool first);
 // Per algorithm over the timed runs. Returns false when runs that must be bitwise identical
-// (reduction = exact) differ.
+// (reduction = reproducible) differ.
 bool print_summary(std::ostream &os, const RunSetup &s, const std::vector<RunRecord> &runs);
 void write_csv(const std::string &path, const RunSetup &s, const std::vector<RunRecord> &runs);
 void write_results_h5(const std::string &path, const RunSetup &s,

@@ -32,7 +32,8 @@ void inject_compute(double seconds) {
 }  // namespace
 
 Solver::Solver(const Decomposition &d, const Problem &p, const Options &opt)
-    : d_(d), pb_(p), opt_(opt), halo_(d), reducer_(d.cart, opt.reduction == "exact"), ws_(d.box) {
+    : d_(d), pb_(p), opt_(opt), halo_(d), reducer_(d.cart, opt.reduction == "reproducible"), ws_(d.box) {
+  if (reducer_.reproducible()) bws_ = BinnedDotWorkspace(d.box);
   const kernels::Box &box = d.box;
   for (auto *f : {&x_, &r_, &z_, &p_, &q_, &s_, &u_, &w_, &m_, &n_})
     *f = kernels::make_field("pcoll::cg::vector", box);
@@ -63,8 +64,14 @@ bool Solver::breakdown(const RunResult &res) const {
   return !std::isfinite(res.rel_residual);
 }
 
+// This rank's partial sums: doubles, or (reproducible) binned sums the reducer takes from there.
 void Solver::dots(int count, const ConstField *a, const ConstField *b, double *out) {
-  kernels::dot_products(d_.box, count, a, b, out, ws_);
+  if (reducer_.reproducible()) {
+    binned_dot_products(d_.box, count, a, b, reducer_.partials(), bws_);
+    for (int m = 0; m < count; ++m) out[m] = 0;  // the reducer writes the sums
+  } else {
+    kernels::dot_products(d_.box, count, a, b, out, ws_);
+  }
 }
 
 RunResult Solver::run() {
@@ -129,7 +136,9 @@ void Solver::run_cg(RunResult &res) {
     begin(kHalo), halo_.exchange(p_), end(kHalo);
     begin(kStencil), kernels::stencil_apply(box, pb_.a, p_, q_), end(kStencil);
     begin(kVector);
-    double pq = kernels::dot(box, p_, q_, ws_);
+    double pq;
+    const ConstField pf[1] = {p_}, qf[1] = {q_};
+    dots(1, pf, qf, &pq);
     end(kVector);
     begin(kDot1), reducer_.allreduce(&pq, 1), end(kDot1);
     const double alpha = rz / pq;
@@ -267,7 +276,7 @@ void Solver::finish_run(RunResult &res) {
   res.true_rel_residual = std::sqrt(global[0] / global[1]);
   res.err_max = emax;
   res.err_l2 = std::sqrt(global[2] * pb_.h[0] * pb_.h[1] * pb_.h[2]);
-  std::uint64_t h = field_digest(d_.cart, box, x_);
+  std::uint64_t h = field_digest(d_, x_);
   for (double r : res.history) {
     std::uint64_t bits;
     std::memcpy(&bits, &r, sizeof bits);

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <pcoll/kernels/stencil.hpp>
+#include <pcoll/pcoll.h>
 
 #include <cstdint>
 #include <string>
@@ -33,15 +34,30 @@ struct Problem {
 };
 Problem make_problem(const Decomposition &d, bool jacobi);
 
+// out[m] = the binned sum over the interior of a[m] * b[m] (m < count <= 3): each product is
+// rounded once and deposited, rows in parallel, so the sums depend on the set of products only.
+class BinnedDotWorkspace {
+ public:
+  BinnedDotWorkspace() = default;
+  explicit BinnedDotWorkspace(const kernels::Box &box);
+  Kokkos::View<PCOLL_Binned **, Kokkos::LayoutRight, Kokkos::HostSpace> rows;  // [row][product]
+};
+void binned_dot_products(const kernels::Box &box, int count, const kernels::ConstField *a,
+                         const kernels::ConstField *b, PCOLL_Binned *out, BinnedDotWorkspace &ws);
+
 // Sums of per-rank values across ranks, k doubles at a time, in place.
-//  sum:   PCOLL_Allreduce(MPI_SUM) of the k doubles: what a Krylov code does. The bits depend on
-//         the order in which the algorithm adds the P partial sums.
-//  exact: rank p writes its k values into slots [p k, p k + k) of a zeroed P k vector, which is
-//         allreduced (x + 0 = x exactly, whatever the order), and every rank adds the P values in
-//         rank order: bitwise the same result for every allreduce algorithm (P times the bytes).
+//  sum:          PCOLL_Allreduce(MPI_SUM) of the k doubles: what a Krylov code does. The bits
+//                depend on the order in which the algorithm adds the P partial sums.
+//  reproducible: each rank's partials are binned sums (PCOLL_Binned, pcoll.h) of its own points'
+//                products, filled by binned_dot_products(); the k sums are allreduced with
+//                PCOLL_Binned_type / PCOLL_Binned_op (k x 56 bytes) and rounded once: the same
+//                bits for every allreduce algorithm, every rank count and every decomposition
+//                of the grid (the order of the additions no longer matters).
 class Reducer {
  public:
-  Reducer(MPI_Comm comm, bool exact);
+  Reducer(MPI_Comm comm, bool reproducible);
+  bool reproducible() const { return reproducible_; }
+  PCOLL_Binned *partials() { return bins_.data(); }     // kMaxProducts of them
   void allreduce(double *v, int k);                      // PCOLL_Allreduce, blocking
   void start(double *v, int k);                          // PCOLL_Iallreduce, nonblocking
   void wait(double *v, int k);                           // completes start()
@@ -49,12 +65,10 @@ class Reducer {
   void forget_served() { served_.clear(); }              // at the start of each run
 
  private:
-  double *prepare(double *v, int k);
   void finish(double *v, int k);
   MPI_Comm comm_;
-  bool exact_;
-  int rank_ = 0, size_ = 1;
-  std::vector<double> slots_;
+  bool reproducible_;
+  std::vector<PCOLL_Binned> bins_;
   MPI_Request request_ = MPI_REQUEST_NULL;
   std::string served_;
 };
@@ -98,6 +112,7 @@ class Solver {
   HaloExchange halo_;
   Reducer reducer_;
   kernels::DotWorkspace ws_;
+  BinnedDotWorkspace bws_;  // reduction = reproducible
   kernels::Field x_, r_, z_, p_, q_, s_, u_, w_, m_, n_;
   std::vector<std::string> phase_names_;
   std::vector<double> *times_ = nullptr;  // the running iteration's row
@@ -108,6 +123,10 @@ class Solver {
 };
 
 // Digest of a field's interior bits over all ranks (rank order); collective.
-std::uint64_t field_digest(MPI_Comm comm, const kernels::Box &box, kernels::ConstField x);
+// The interior's bits, hashed per global grid point and summed (mod 2^64): the same digest for
+// the same global field whatever the decomposition.
+std::uint64_t field_digest(const Decomposition &d, kernels::ConstField x);
+
+
 
 }  // namespace pcoll::cg

@@ -8,7 +8,7 @@
 #   determinism  the same simulation twice gives identical simulated times, bit for bit
 #   kmeans       the k-means app at P = 16 with vendor, chiara and rabenseifner: identical
 #                clustering (digest) and the injected compute time is charged
-#   cg           the CG app (cg1, exact reduction) at P = 16 with vendor, chiara and
+#   cg           the CG app (cg1, reproducible reduction) at P = 16 with vendor, chiara and
 #                rabenseifner: bitwise the same iterates, and the injected compute is charged
 #   calibrate    scripts/pcoll-calibrate.sh --smpi on the Polaris-like platform at P = 512 (16
 #                nodes) recovers the platform file's numbers: loopback 0.3 us / 20 GB/s (a
@@ -115,7 +115,7 @@ PY
             { echo "FAIL: injected compute not charged"; exit 1; }
         echo "k-means: identical digests, compute charged" ;;
     cg)
-        run "${smpi_build}/apps/cg/cg" --nx 16 --ny 16 --nz 16 --solver cg1 --reduction exact \
+        run "${smpi_build}/apps/cg/cg" --nx 16 --ny 16 --nz 16 --solver cg1 --reduction reproducible \
             --allreduce vendor,chiara,rabenseifner --runs 1 --warmup 0 -q \
             --sim-stencil-per-point 1e-8 --sim-vector-per-point 1e-8 --csv cg.csv | tee cg.out
         grep -q "bit-identical iterates" cg.out || { echo "FAIL: the algorithms' iterates differ"; exit 1; }

@@ -99,7 +99,7 @@ TEST_CASE("flags override the deck, one flag per key") {
   REQUIRE(o.pc == "jacobi");
   REQUIRE(o.tol == 1e-6);
   REQUIRE(o.max_iterations == 77);
-  REQUIRE(o.reduction == "exact");
+  REQUIRE(o.reduction == "reproducible");  // "exact": its old name
   REQUIRE_FALSE(o.overlap);
   REQUIRE(o.nx == 5);
   REQUIRE(o.allreduce == std::vector<std::string>{"ring", "vendor"});

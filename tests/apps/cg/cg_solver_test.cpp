@@ -2,10 +2,12 @@
 //  - every solver, with and without Jacobi, converges to the tolerance, its true residual agrees,
 //    and its error against the manufactured u is the discretisation error of a tight solve;
 //  - the three solvers agree on the solution within what the tolerance allows;
-//  - reduction = exact: every allreduce algorithm in pcoll's registry (and vendor, auto, and
-//    pipecg overlapped with PCOLL_Iallreduce) gives the same iteration count and bitwise the same
-//    iterates and residual history, for every solver; reduction = sum gives the same at P <= 2,
-//    where any order of adding two partial sums is the same;
+//  - reduction = reproducible: every allreduce algorithm in pcoll's registry (and vendor, auto,
+//    and pipecg overlapped with PCOLL_Iallreduce) gives the same iteration count and bitwise the
+//    same iterates and residual history, for every solver; and so does every rank count: the
+//    solve on the first k ranks, k = 1..P, is bitwise the solve on one rank (digest, history,
+//    iterations); reduction = sum gives the same across algorithms at P <= 2, where any order
+//    of adding two partial sums is the same;
 //  - pipecg overlapped (PCOLL_Iallreduce, completed by PCOLL_Wait) gives bitwise the iterates of
 //    pipecg blocking (PCOLL_Allreduce) under every algorithm, in reduction = sum at every P: the
 //    nonblocking request runs the blocking call's plan, so the additions are in the same order;
@@ -123,14 +125,50 @@ TEST_CASE("every solver converges to the tolerance with the discretisation error
     }
 }
 
-TEST_CASE("reduction = exact: every allreduce algorithm gives bitwise the same iterates") {
+TEST_CASE("reduction = reproducible: every rank count gives bitwise the same iterates") {
+  const std::array<int, 3> grid = {10, 9, 11};
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (const char *solver : {"cg", "cg1", "pipecg"})
+    for (const char *pc : {"none", "jacobi"}) {
+      CAPTURE(solver, pc);
+      Options opt = options(solver, pc);
+      opt.reduction = "reproducible";
+      opt.overlap = std::string(solver) == "pipecg";
+      const Solved one = solve(MPI_COMM_SELF, grid, opt, {{"allreduce", "auto"}});
+      REQUIRE(one.res.converged);
+      // Compared locally (the ranks outside a sub-communicator are elsewhere), judged together.
+      std::string differs;
+      for (int k = 2; k <= world_size(); ++k) {
+        MPI_Comm sub = MPI_COMM_NULL;
+        MPI_Comm_split(MPI_COMM_WORLD, rank < k ? 0 : MPI_UNDEFINED, rank, &sub);
+        if (sub == MPI_COMM_NULL) continue;
+        const Solved s = solve(sub, grid, opt, {{"allreduce", k % 2 ? "ring" : "chiara"}});
+        MPI_Comm_free(&sub);
+        const bool same = s.res.iterations == one.res.iterations &&
+                          s.res.history.size() == one.res.history.size() &&
+                          std::memcmp(s.res.history.data(), one.res.history.data(),
+                                      8 * s.res.history.size()) == 0 &&
+                          s.res.digest == one.res.digest;
+        if (!same && differs.empty())
+          differs = "on " + std::to_string(k) + " ranks: " + std::to_string(s.res.iterations) +
+                    " iterations against " + std::to_string(one.res.iterations) + " on one";
+      }
+      CAPTURE(differs);
+      int ok = differs.empty();
+      MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+      REQUIRE(ok);
+    }
+}
+
+TEST_CASE("reduction = reproducible: every allreduce algorithm gives bitwise the same iterates") {
   const auto algos = pcoll_test::variants_of("allreduce", pcoll_test::mpi, true);
   REQUIRE(algos.size() >= 5);
   const std::array<int, 3> grid = {10, 9, 11};
   for (const char *solver : {"cg", "cg1", "pipecg"}) {
     CAPTURE(solver);
     Options opt = options(solver);
-    opt.reduction = "exact";
+    opt.reduction = "reproducible";
     opt.overlap = false;  // pipecg: through PCOLL_Allreduce, so the algorithm matters
     const Solved first = solve(MPI_COMM_WORLD, grid, opt, {{"allreduce", "vendor"}});
     REQUIRE(first.res.converged);
