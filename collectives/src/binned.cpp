@@ -10,8 +10,9 @@ namespace pcoll::binned {
 
 namespace {
 
-using i128 = __int128;
-using u128 = unsigned __int128;
+// GCC's and Clang's 128-bit integers (__extension__: not ISO C++, said once here).
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
 
 constexpr std::uint32_t kNan = 1, kPosInf = 2, kNegInf = 4;
 constexpr std::uint32_t kAny = 8;         // something was added
@@ -104,8 +105,20 @@ double rounded(const PCOLL_Binned &b, int digits, int min_exp, int max_exp) {
   if (f & kPosInf) return std::numeric_limits<double>::infinity();
   if (f & kNegInf) return -std::numeric_limits<double>::infinity();
   Wide w;
-  if (b.top != kEmpty)
-    for (int j = 0; j < kBins; ++j) w.add(load(b, j), kBins - 1 - j);
+  if (b.top != kEmpty) {
+    // w = B0 2^128 + B1 2^64 + B2, limb by limb with signed carries.
+    const i128 b0 = load(b, 0), b1 = load(b, 1), b2 = load(b, 2);
+    auto hi = [](i128 v) { return static_cast<i128>(static_cast<std::int64_t>(static_cast<u128>(v) >> 64)); };
+    auto lo = [](i128 v) { return static_cast<i128>(static_cast<std::uint64_t>(static_cast<u128>(v))); };
+    w.limb[0] = static_cast<std::uint64_t>(static_cast<u128>(b2));
+    const i128 s1 = hi(b2) + lo(b1);
+    const i128 s2 = (s1 >> 64) + hi(b1) + lo(b0);
+    const i128 s3 = (s2 >> 64) + hi(b0);
+    w.limb[1] = static_cast<std::uint64_t>(static_cast<u128>(s1));
+    w.limb[2] = static_cast<std::uint64_t>(static_cast<u128>(s2));
+    w.limb[3] = static_cast<std::uint64_t>(static_cast<u128>(s3));
+    w.limb[4] = static_cast<std::uint64_t>(static_cast<u128>(s3 >> 64));
+  }
   if (w.zero()) return (f & kAny) && !(f & kNotNegZero) ? -0.0 : 0.0;
   const bool neg = w.negative();
   if (neg) w.negate();
@@ -127,11 +140,23 @@ double rounded(const PCOLL_Binned &b, int digits, int min_exp, int max_exp) {
     exp = lsb;
   }
   // mant <= 2^digits; mant x 2^exp overflows the format when its leading bit reaches max_exp.
-  const int top = exp + 63 - __builtin_clzll(mant);
+  const int t = 63 - __builtin_clzll(mant);
+  const int top = exp + t;
   const double inf = std::numeric_limits<double>::infinity();
   if (top >= max_exp) return neg ? -inf : inf;
-  const double m = static_cast<double>(mant);
-  return std::ldexp(neg ? -m : m, exp);
+  // mant x 2^exp is a double exactly (both formats): its bits, built directly.
+  std::uint64_t u;
+  if (top >= -1022) {
+    const std::uint64_t frac = (t <= 52 ? mant << (52 - t) : mant >> (t - 52)) &
+                               ((std::uint64_t(1) << 52) - 1);
+    u = (static_cast<std::uint64_t>(top + 1023) << 52) | frac;
+  } else {
+    u = mant << (exp + 1074);  // subnormal: exp >= -1074
+  }
+  if (neg) u |= std::uint64_t(1) << 63;
+  double r;
+  std::memcpy(&r, &u, sizeof r);
+  return r;
 }
 
 void binned_op_fn(void *in, void *inout, int *len, MPI_Datatype *) {
@@ -175,6 +200,10 @@ void add(PCOLL_Binned &b, double x) {
 
 void merge(const PCOLL_Binned &src, PCOLL_Binned &dst) {
   dst.flags |= src.flags;
+  if (src.top == dst.top) {  // the common case: the same window
+    for (int j = 0; j < kBins; ++j) store(dst, j, load(dst, j) + load(src, j));
+    return;
+  }
   if (src.top == kEmpty) return;
   if (src.top > dst.top) raise(dst, src.top);
   for (int j = 0; j < kBins; ++j) add_to_bin(dst, src.top - j, load(src, j));
@@ -185,17 +214,37 @@ float value_float(const PCOLL_Binned &b) {
   return static_cast<float>(rounded(b, 24, -149, 128));
 }
 
-void from_doubles(const double *x, std::size_t n, PCOLL_Binned *out) {
-  for (std::size_t i = 0; i < n; ++i) {
-    clear(out[i]);
-    add(out[i], x[i]);
+// The sum of the one value x, built directly (what clear() then add() give, without the
+// window's moves).
+void set_one(PCOLL_Binned &b, double x) {
+  std::uint64_t u;
+  std::memcpy(&u, &x, sizeof u);
+  const bool neg = (u >> 63) != 0;
+  const auto e = static_cast<std::int32_t>((u >> 52) & 0x7ff);
+  const std::uint64_t frac = u & ((std::uint64_t(1) << 52) - 1);
+  for (auto &w : b.bins) w = 0;
+  b.top = kEmpty;
+  if (e == 0x7ff) {
+    b.flags = kAny | (frac != 0 ? kNan : neg ? kNegInf : kPosInf);
+    return;
   }
+  b.flags = kAny | (!neg || e != 0 || frac != 0 ? kNotNegZero : 0);
+  if (e == 0 && frac == 0) return;
+  const std::uint64_t m = e == 0 ? frac : frac | (std::uint64_t(1) << 52);
+  const std::int32_t p = e == 0 ? 0 : e - 1;
+  const u128 v = static_cast<u128>(m) << (p % kWidth);
+  const auto lo = static_cast<std::uint64_t>(v), hi = static_cast<std::uint64_t>(v >> 64);
+  b.top = p / kWidth + (hi != 0 ? 1 : 0);
+  const int at = hi != 0 ? 1 : 0;  // bin of lo: 1 below the top when hi is there
+  store(b, at, neg ? -static_cast<i128>(lo) : static_cast<i128>(lo));
+  if (hi != 0) store(b, 0, neg ? -static_cast<i128>(hi) : static_cast<i128>(hi));
+}
+
+void from_doubles(const double *x, std::size_t n, PCOLL_Binned *out) {
+  for (std::size_t i = 0; i < n; ++i) set_one(out[i], x[i]);
 }
 void from_floats(const float *x, std::size_t n, PCOLL_Binned *out) {
-  for (std::size_t i = 0; i < n; ++i) {
-    clear(out[i]);
-    add(out[i], static_cast<double>(x[i]));
-  }
+  for (std::size_t i = 0; i < n; ++i) set_one(out[i], static_cast<double>(x[i]));
 }
 void to_doubles(const PCOLL_Binned *b, std::size_t n, double *x) {
   for (std::size_t i = 0; i < n; ++i) x[i] = value(b[i]);
@@ -205,7 +254,15 @@ void to_floats(const PCOLL_Binned *b, std::size_t n, float *x) {
 }
 
 void reduce(const void *src, void *dst, std::size_t n, bool) {
-  // Element by element through copies: MPI buffers need not be aligned for the struct.
+  if ((reinterpret_cast<std::uintptr_t>(src) | reinterpret_cast<std::uintptr_t>(dst)) %
+          alignof(PCOLL_Binned) ==
+      0) {
+    const auto *a = static_cast<const PCOLL_Binned *>(src);
+    auto *r = static_cast<PCOLL_Binned *>(dst);
+    for (std::size_t i = 0; i < n; ++i) merge(a[i], r[i]);
+    return;
+  }
+  // Element by element through copies where a buffer is not aligned for the struct.
   const auto *s = static_cast<const unsigned char *>(src);
   auto *d = static_cast<unsigned char *>(dst);
   for (std::size_t i = 0; i < n; ++i, s += sizeof(PCOLL_Binned), d += sizeof(PCOLL_Binned)) {
@@ -243,11 +300,12 @@ MPI_Datatype scalar_of(MPI_Datatype base, int *parts) {
   if (base == MPI_DOUBLE) return MPI_DOUBLE;
   if (base == MPI_FLOAT) return MPI_FLOAT;
   *parts = 2;
-  if (base == MPI_C_DOUBLE_COMPLEX || base == MPI_CXX_DOUBLE_COMPLEX ||
-      base == MPI_DOUBLE_COMPLEX)
-    return MPI_DOUBLE;
-  if (base == MPI_C_FLOAT_COMPLEX || base == MPI_CXX_FLOAT_COMPLEX || base == MPI_COMPLEX)
-    return MPI_FLOAT;
+  if (base == MPI_C_DOUBLE_COMPLEX || base == MPI_DOUBLE_COMPLEX) return MPI_DOUBLE;
+  if (base == MPI_C_FLOAT_COMPLEX || base == MPI_COMPLEX) return MPI_FLOAT;
+#ifndef PCOLL_SMPI  // SimGrid 3.32's SMPI has no MPI_CXX_* types
+  if (base == MPI_CXX_DOUBLE_COMPLEX) return MPI_DOUBLE;
+  if (base == MPI_CXX_FLOAT_COMPLEX) return MPI_FLOAT;
+#endif
   *parts = 1;
   return MPI_DATATYPE_NULL;
 }

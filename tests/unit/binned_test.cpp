@@ -17,6 +17,8 @@
 
 namespace {
 
+__extension__ typedef unsigned __int128 u128;  // GCC's and Clang's 128-bit integers
+
 using pcoll::binned::add;
 using pcoll::binned::clear;
 using pcoll::binned::merge;
@@ -34,14 +36,14 @@ struct Exact {
     if (negative) {  // two's complement of word
       unsigned carry = 1;
       for (auto &x : word) {
-        const unsigned __int128 s = static_cast<unsigned __int128>(~x) + carry;
+        const u128 s = static_cast<u128>(~x) + carry;
         x = static_cast<std::uint64_t>(s);
         carry = static_cast<unsigned>(s >> 64);
       }
     }
     unsigned carry = 0;
     for (int i = 0; i < kLimbs; ++i) {
-      const unsigned __int128 s = static_cast<unsigned __int128>(w[i]) + word[i] + carry;
+      const u128 s = static_cast<u128>(w[i]) + word[i] + carry;
       w[i] = static_cast<std::uint64_t>(s);
       carry = static_cast<unsigned>(s >> 64);
     }
@@ -64,7 +66,7 @@ struct Exact {
     Exact r;
     unsigned borrow = 0;
     for (int i = 0; i < kLimbs; ++i) {
-      const unsigned __int128 a = w[i], b = static_cast<unsigned __int128>(o.w[i]) + borrow;
+      const u128 a = w[i], b = static_cast<u128>(o.w[i]) + borrow;
       r.w[i] = static_cast<std::uint64_t>(a - b);
       borrow = a < b ? 1 : 0;
     }
@@ -126,7 +128,7 @@ void check_bound(const std::vector<double> &xs, double r) {
   const int ulp_exp = std::max(r == 0 ? -1022 : std::ilogb(r), -1022) - 52;
   const Exact half_ulp = Exact::power(1, ulp_exp - 1 + 1075);
   for (int i = 0; i < Exact::kLimbs; ++i) {  // bound += half_ulp (no overflow at these sizes)
-    const unsigned __int128 s = static_cast<unsigned __int128>(bound.w[i]) + half_ulp.w[i];
+    const u128 s = static_cast<u128>(bound.w[i]) + half_ulp.w[i];
     bound.w[i] = static_cast<std::uint64_t>(s);
     if (i + 1 < Exact::kLimbs) bound.w[i + 1] += static_cast<std::uint64_t>(s >> 64);
   }
@@ -324,6 +326,24 @@ TEST_CASE("binned: order and grouping never change the bits", "[binned]") {
     for (int i = 0; i < 100000; ++i) xs.push_back(random_magnitude(rng, -20, 20));
     check_order_independent(xs, rng, 2);
     check_correctly_rounded(xs, binned_sum(xs));
+  }
+}
+
+TEST_CASE("binned: one value converted directly is the empty sum plus that value", "[binned]") {
+  // from_doubles builds each sum directly; it must be the state clear() + add() gives, bit for
+  // bit (merges compare windows by their top index).
+  std::mt19937_64 rng(17);
+  std::vector<double> xs = {0.0, -0.0, INFINITY, -INFINITY, std::nan(""), DBL_MAX, -DBL_MAX,
+                            DBL_MIN, 0x1p-1074, -0x1p-1074, 0x1p-1022 - 0x1p-1074, 1.0, -1.0};
+  for (int i = 0; i < 2000; ++i) xs.push_back(random_magnitude(rng, -1074, 1023));
+  std::vector<PCOLL_Binned> direct(xs.size());
+  pcoll::binned::from_doubles(xs.data(), xs.size(), direct.data());
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    PCOLL_Binned b;
+    clear(b);
+    add(b, xs[i]);
+    CAPTURE(xs[i]);
+    CHECK(std::memcmp(&b, &direct[i], sizeof b) == 0);
   }
 }
 
