@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
 
   int code = 0;
   try {
-    const std::vector<Entry> entries = make_entries(o.entries, forced, base, o.forms);
+    const std::vector<Entry> entries = make_entries(o.entries, forced, base, o.forms, o.reproducible);
     RunInfo run;
     run.ranks = P;
     run.library = library_version();

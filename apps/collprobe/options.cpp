@@ -94,6 +94,10 @@ Options parse_options(int argc, char **argv, int rank) {
                  "persistent (NAME/persistent: PCOLL_Allreduce_init once per block outside the "
                  "timing, then PCOLL_Start + PCOLL_Wait per call; pcoll entries only). pmpi "
                  "(blocking) always runs: the reference");
+  app.add_flag("--reproducible", o.reproducible,
+               "also run each pcoll entry (every form) with PCOLL_REPRODUCIBLE=on, as NAME+repro: "
+               "the double sums travel as binned sums (the cost of the reproducible mode, side by "
+               "side with the plain entries in the same run)");
   app.add_flag("--overlap", o.overlap,
                "also measure, for each nonblocking or persistent entry (--forms), the overlap "
                "as osu_iallreduce defines it: t_pure (start + wait), t_compute (a busy compute "

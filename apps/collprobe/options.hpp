@@ -18,6 +18,7 @@ struct Options {
   unsigned seed = 42;     // seed of the per-block entry order
   std::vector<std::string> entries;  // empty: every entry the run can offer
   std::vector<std::string> forms = {"blocking"};  // blocking, nonblocking, persistent
+  bool reproducible = false;  // --reproducible: each pcoll entry also as NAME+repro
   bool overlap = false;   // --overlap: osu_iallreduce's overlap of the nonblocking forms
   int overlap_tests = 0;  // --overlap-tests: test calls spread over the compute (OSU's -t)
   std::string csv;                   // samples as CSV ('-' = stdout)

@@ -71,8 +71,20 @@ std::vector<Entry> in_forms(const std::vector<Entry> &entries,
 }  // namespace
 
 std::vector<Entry> make_entries(const std::vector<std::string> &only, const OmpiForced &forced,
-                                MPI_Comm base, const std::vector<std::string> &forms) {
-  return in_forms(base_entries(only, forced, base), forms);
+                                MPI_Comm base, const std::vector<std::string> &forms,
+                                bool reproducible) {
+  std::vector<Entry> out = in_forms(base_entries(only, forced, base), forms);
+  if (reproducible) {
+    const std::size_t n = out.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (out[i].kind != Kind::pcoll) continue;
+      Entry e = out[i];
+      e.label += "+repro";
+      e.reproducible = true;
+      out.push_back(e);
+    }
+  }
+  return out;
 }
 
 namespace {
@@ -175,17 +187,22 @@ class Scope {
     if (e_.kind != Kind::pcoll) return;
     if (PCOLL_Config_push(e_.comm, "allreduce", e_.algorithm.c_str()) != MPI_SUCCESS)
       throw std::runtime_error("PCOLL_Config_push(allreduce=" + e_.algorithm + ") failed");
-    pushed_ = true;
+    pushed_ = 1;
+    if (e_.reproducible) {
+      if (PCOLL_Config_push(e_.comm, "reproducible", "on") != MPI_SUCCESS)
+        throw std::runtime_error("PCOLL_Config_push(reproducible=on) failed");
+      pushed_ = 2;
+    }
   }
   ~Scope() {
-    if (pushed_) PCOLL_Config_pop(e_.comm);
+    for (int i = 0; i < pushed_; ++i) PCOLL_Config_pop(e_.comm);
   }
   Scope(const Scope &) = delete;
   Scope &operator=(const Scope &) = delete;
 
  private:
   const Entry &e_;
-  bool pushed_ = false;
+  int pushed_ = 0;  // overrides pushed
 };
 
 // Small integers: every partial sum is exact in double, whatever the association, so the exact

@@ -33,16 +33,19 @@ struct Entry {
   std::string algorithm;  // pcoll algorithm (Kind::pcoll)
   MPI_Comm comm = MPI_COMM_NULL;
   Form form = Form::blocking;
+  bool reproducible = false;  // runs with PCOLL_REPRODUCIBLE=on (label NAME+repro)
 };
 
 // pmpi, then every pcoll allreduce algorithm as the library enumerates them (vendor and auto
 // included), then the forced Open MPI communicators; `only` (--entries) restricts the list
 // (pmpi always stays: it is the reference). Each entry is made in every form of `forms` (the
 // blocking one keeps its plain name; pmpi also as pmpi/nb; the forced communicators only
-// blocking, since Open MPI's nonblocking calls do not go through coll/tuned). Throws
+// blocking, since Open MPI's nonblocking calls do not go through coll/tuned); `reproducible`
+// adds every pcoll entry once more under PCOLL_REPRODUCIBLE=on, as NAME+repro. Throws
 // std::invalid_argument naming an unknown or unavailable entry and listing the available ones.
 std::vector<Entry> make_entries(const std::vector<std::string> &only, const OmpiForced &forced,
-                                MPI_Comm base, const std::vector<std::string> &forms = {"blocking"});
+                                MPI_Comm base, const std::vector<std::string> &forms = {"blocking"},
+                                bool reproducible = false);
 
 struct Sample {
   std::size_t bytes = 0;
