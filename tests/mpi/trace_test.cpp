@@ -8,6 +8,7 @@
 #include <pcoll/trace.h>
 #include <pcoll/pcoll.hpp>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
@@ -232,6 +233,35 @@ TEST_CASE("nonblocking and persistent operations: one record from start to compl
   CHECK(algos[0] == "ring");
   CHECK(algos[1] == "vendor");
   CHECK(algos[2] == "recursive_doubling");
+  REQUIRE(PCOLL_Trace_stop() == MPI_SUCCESS);
+}
+
+TEST_CASE("the reproducible mode is recorded with the algorithm, its conversions as phases") {
+  const std::string path = test_file("reproducible");
+  REQUIRE(PCOLL_Trace_start(path.c_str()) == MPI_SUCCESS);
+  const auto &r = recorder();
+  const std::size_t before = r.calls().size();
+  std::vector<double> in(100, 0.5), out(100, 0.0);
+  {
+    pcoll::ScopedConfig use(MPI_COMM_WORLD, "allreduce", "ring");
+    pcoll::ScopedConfig on(MPI_COMM_WORLD, "reproducible", "on");
+    REQUIRE(PCOLL_Allreduce(in.data(), out.data(), 100, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) ==
+            MPI_SUCCESS);
+    int ints[3] = {1, 2, 3};
+    REQUIRE(PCOLL_Allreduce(MPI_IN_PLACE, ints, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD) ==
+            MPI_SUCCESS);  // integers: left alone, so not labelled
+  }
+  REQUIRE(r.calls().size() == before + 2);
+  const auto &c = r.calls()[before];
+  CHECK(r.names()[c.algo] == "ring reproducible=on");
+  CHECK(c.bytes == 800);  // the user's bytes, not the binned ones
+  std::vector<std::string> phases;
+  for (std::uint32_t k = 0; k < c.nphases; ++k)
+    phases.push_back(r.names()[r.phases()[c.phase_first + k].name]);
+  CHECK(std::find(phases.begin(), phases.end(), "pack") != phases.end());
+  CHECK(std::find(phases.begin(), phases.end(), "unpack") != phases.end());
+  CHECK(r.names()[r.calls()[before + 1].algo] == "ring");
+  CHECK(out[0] == 0.5 * world_size());
   REQUIRE(PCOLL_Trace_stop() == MPI_SUCCESS);
 }
 
