@@ -75,7 +75,7 @@ int run_driver(MPI_Comm comm, const Options &opt) {
   if (!opt.trace.empty() && PCOLL_Trace_start(opt.trace.c_str()) != MPI_SUCCESS)
     throw std::runtime_error("cannot trace into " + opt.trace + " (pcoll built without HDF5?)");
   const Problem problem = make_problem(comm, opt);
-  LloydSolver solver(comm, problem);
+  LloydSolver solver(comm, problem, opt.reduction == "reproducible");
   solver.set_injected_compute(opt.sim_compute_per_iteration);
 
   // No --allreduce: whatever PCOLL_ALLREDUCE (or auto) selects, named after it.
@@ -96,6 +96,8 @@ int run_driver(MPI_Comm comm, const Options &opt) {
   setup.points = problem.global_points;
   setup.origin = problem.origin;
   setup.exact_sums = problem.exact_sums;
+  setup.reproducible = opt.reduction == "reproducible";
+  if (setup.reproducible) setup.origin += "; reduction = reproducible (binned centroid sums)";
   setup.max_iterations = opt.iterations;
   setup.stop_when_converged = opt.stop_when_converged;
   setup.runs = opt.runs;

@@ -103,8 +103,9 @@ void load_deck(const std::string &path, Options &opt) {
   }
   if (const auto *r = deck["run"].as_table()) {
     const std::string where = path + " [run]";
-    only_known(*r, where, {"runs", "warmup", "allreduce"});
+    only_known(*r, where, {"runs", "warmup", "allreduce", "reduction"});
     take(*r, where, "runs", opt.runs);
+    take(*r, where, "reduction", opt.reduction);
     take(*r, where, "warmup", opt.warmup);
     if (const auto *algos = r->get_as<toml::array>("allreduce")) {
       opt.allreduce.clear();
@@ -193,6 +194,14 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code, bool spe
   app.add_option("--allreduce", algos,
                  "allreduce algorithm(s), comma-separated, compared in one launch in rotating "
                  "order (vendor, chiara, ring, ...; default: PCOLL_ALLREDUCE or auto)");
+  app.add_option("--reduction", opt.reduction,
+                 "sum: the centroid sums are K*D doubles per allreduce (exact on grid data, "
+                 "else their last bits depend on the algorithm and P); reproducible: each rank "
+                 "deposits its points into binned sums (PCOLL_Binned, 56 B each) allreduced with "
+                 "the binned op: the same clustering bit for bit for every algorithm, rank count "
+                 "and thread count")
+      ->check(CLI::IsMember({"sum", "reproducible"}))
+      ->capture_default_str();
   app.add_option("--runs", opt.runs, "timed runs per algorithm")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
@@ -227,6 +236,8 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code, bool spe
   if (!algos.empty()) opt.allreduce = split_list(algos);
   if (opt.deck.empty()) opt.deck_name = "custom";
   if (opt.blobs == 0) opt.blobs = opt.clusters;
+  if (opt.reduction != "sum" && opt.reduction != "reproducible")  // from a deck
+    throw std::runtime_error("reduction = '" + opt.reduction + "': allowed sum, reproducible");
   return true;
 }
 

@@ -32,6 +32,9 @@ struct Options {
   std::vector<std::string> allreduce;  // algorithms compared in one launch; empty: environment
   int runs = 1;
   int warmup = 0;
+  // sum: the K*D centroid sums are doubles (exact on grid data, else order-dependent in the last
+  // bits); reproducible: binned sums (PCOLL_Binned), the same bits for every algorithm and P
+  std::string reduction = "sum";
   // output
   std::string csv;     // per-run rows (rank 0)
   std::string output;  // HDF5 results file with per-iteration, per-rank phase times (rank 0)

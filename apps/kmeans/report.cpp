@@ -152,8 +152,9 @@ bool print_summary(std::ostream &os, const RunSetup &s, const std::vector<RunRec
             "(digest "
          << hex(ref.digest) << ", " << ref.iterations << " iterations, inertia "
          << std::setprecision(12) << ref.inertia << std::defaultfloat << ")\n";
-    } else if (s.exact_sums) {
-      os << "results: WRONG: runs differ although every sum is exact (see the digest column)\n";
+    } else if (s.exact_sums || s.reproducible) {
+      os << "results: WRONG: runs differ although every sum is "
+         << (s.exact_sums ? "exact" : "reproducible") << " (see the digest column)\n";
       ok = false;
     } else {
       os << "results: runs differ in the last bits (sums rounded in algorithm-dependent order); "

@@ -16,6 +16,7 @@ struct RunSetup {
   std::int64_t points = 0;
   std::string origin;
   bool exact_sums = false;
+  bool reproducible = false;  // reduction = reproducible: binned centroid sums
   int max_iterations = 0;
   bool stop_when_converged = true;
   int runs = 0, warmup = 0;

@@ -120,7 +120,7 @@ Problem make_problem(MPI_Comm comm, const Options &opt) {
   return pb;
 }
 
-LloydSolver::LloydSolver(MPI_Comm comm, const Problem &problem)
+LloydSolver::LloydSolver(MPI_Comm comm, const Problem &problem, bool reproducible)
     : comm_(comm),
       problem_(problem),
       clusters_(static_cast<int>(problem.initial.extent(0))),
@@ -130,9 +130,56 @@ LloydSolver::LloydSolver(MPI_Comm comm, const Problem &problem)
       counts_("pcoll::kmeans::counts", clusters_),
       labels_("pcoll::kmeans::labels", problem.points.extent(0)),
       dist2_("pcoll::kmeans::dist2", problem.points.extent(0)),
-      ws_(static_cast<int>(problem.points.extent(0)), clusters_) {
+      ws_(static_cast<int>(problem.points.extent(0)), clusters_),
+      reproducible_(reproducible) {
   if (static_cast<std::int64_t>(clusters_) * dim_ > std::int64_t{1} << 31)
     throw std::runtime_error("K*D must fit an int (the count of one MPI call)");
+  if (reproducible_) {
+    const std::size_t kd = static_cast<std::size_t>(clusters_) * static_cast<std::size_t>(dim_);
+    const auto blocks = static_cast<std::size_t>(Kokkos::DefaultHostExecutionSpace::concurrency());
+    bins_.resize(kd);
+    thread_bins_.resize(blocks * kd);
+    thread_counts_.resize(blocks * static_cast<std::size_t>(clusters_));
+  }
+}
+
+// The reproducible accumulation: the points in one contiguous block per thread, each block into
+// its own K*D binned sums and K counts, then the blocks merged (binned sums in any order give the
+// same bits, so neither the blocks nor the decomposition across ranks matter).
+void LloydSolver::accumulate_binned() {
+  const auto x = problem_.points;
+  const auto labels = labels_;
+  const int n = static_cast<int>(x.extent(0)), dim = dim_, k_count = clusters_;
+  const int blocks = static_cast<int>(thread_counts_.size()) / k_count;
+  PCOLL_Binned *tb = thread_bins_.data();
+  int *tc = thread_counts_.data();
+  const std::size_t kd = bins_.size();
+  Kokkos::parallel_for(
+      "pcoll::kmeans::binned_accumulate",
+      Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, blocks), [=](const int b) {
+        PCOLL_Binned *mine = tb + static_cast<std::size_t>(b) * kd;
+        int *count = tc + static_cast<std::size_t>(b) * static_cast<std::size_t>(k_count);
+        for (std::size_t j = 0; j < kd; ++j) PCOLL_Binned_clear(&mine[j]);
+        for (int k = 0; k < k_count; ++k) count[k] = 0;
+        const int first = static_cast<int>(static_cast<std::int64_t>(n) * b / blocks);
+        const int last = static_cast<int>(static_cast<std::int64_t>(n) * (b + 1) / blocks);
+        for (int i = first; i < last; ++i) {
+          const int k = labels(i);
+          ++count[k];
+          for (int d = 0; d < dim; ++d)
+            PCOLL_Binned_add(&mine[static_cast<std::size_t>(k) * dim + d], x(i, d));
+        }
+      });
+  Kokkos::DefaultHostExecutionSpace().fence();
+  for (int k = 0; k < k_count; ++k) {
+    int c = 0;
+    for (int b = 0; b < blocks; ++b) c += tc[static_cast<std::size_t>(b) * k_count + k];
+    counts_(k) = c;
+  }
+  for (std::size_t j = 0; j < kd; ++j) {
+    bins_[j] = tb[j];
+    for (int b = 1; b < blocks; ++b) PCOLL_Binned_merge(&bins_[j], &tb[static_cast<std::size_t>(b) * kd + j]);
+  }
 }
 
 RunResult LloydSolver::run(int max_iterations, bool stop_when_converged) {
@@ -156,7 +203,10 @@ RunResult LloydSolver::run(int max_iterations, bool stop_when_converged) {
     // (i) assign, (ii) accumulate -- local, Kokkos/OpenMP
     PCOLL_Trace_phase_begin("compute");
     int changed = static_cast<int>(kernels::kmeans_assign(x, centroids_, labels_, dist2_));
-    kernels::kmeans_accumulate(x, labels_, counts_, sums_, ws_);
+    if (reproducible_)
+      accumulate_binned();
+    else
+      kernels::kmeans_accumulate(x, labels_, counts_, sums_, ws_);
     inject_compute(injected_compute_);
     PCOLL_Trace_phase_end("compute");
     double t1 = MPI_Wtime();
@@ -174,7 +224,13 @@ RunResult LloydSolver::run(int max_iterations, bool stop_when_converged) {
       t2 = MPI_Wtime();
     }
     PCOLL_Trace_phase_begin("allreduce_sums");
-    check_mpi(pcoll::allreduce<double>(nullptr, sums_.data(), kd, MPI_SUM, comm_), "sums");
+    if (reproducible_) {
+      check_mpi(PCOLL_Allreduce(MPI_IN_PLACE, bins_.data(), kd, PCOLL_Binned_type(),
+                                PCOLL_Binned_op(), comm_),
+                "sums");
+    } else {
+      check_mpi(pcoll::allreduce<double>(nullptr, sums_.data(), kd, MPI_SUM, comm_), "sums");
+    }
     PCOLL_Trace_phase_end("allreduce_sums");
     double t3 = MPI_Wtime();
     t.ar_sums = t3 - t2;
@@ -198,6 +254,10 @@ RunResult LloydSolver::run(int max_iterations, bool stop_when_converged) {
     // Every rank now holds bit-identical counts and sums (pcoll's guarantee), so every rank
     // computes bit-identical centroids; empty clusters keep theirs.
     PCOLL_Trace_phase_begin("compute");
+    if (reproducible_)
+      for (int k = 0; k < clusters_; ++k)
+        for (int d = 0; d < dim_; ++d)
+          sums_(k, d) = PCOLL_Binned_value(&bins_[static_cast<std::size_t>(k) * dim_ + d]);
     kernels::kmeans_update(counts_, sums_, centroids_);
     PCOLL_Trace_phase_end("compute");
     t.compute += MPI_Wtime() - t4;

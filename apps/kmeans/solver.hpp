@@ -4,6 +4,7 @@
 #pragma once
 
 #include <mpi.h>
+#include <pcoll/pcoll.h>
 
 #include <pcoll/kernels/kmeans.hpp>
 
@@ -55,7 +56,10 @@ struct RunResult {
 
 class LloydSolver {
  public:
-  LloydSolver(MPI_Comm comm, const Problem &problem);
+  // reproducible: the centroid sums are binned sums (PCOLL_Binned): every point's coordinates
+  // are deposited by its rank, the K*D sums allreduced with the binned op, then rounded once, so
+  // the clustering has the same bits for every algorithm, rank count and thread count.
+  LloydSolver(MPI_Comm comm, const Problem &problem, bool reproducible = false);
 
   // One run from the initial centroids: at most max_iterations iterations, stopping early when
   // no point changed cluster if stop_when_converged. Collective over comm.
@@ -77,6 +81,11 @@ class LloydSolver {
   kernels::Labels labels_;
   kernels::Vector dist2_;
   kernels::KMeansWorkspace ws_;
+  bool reproducible_ = false;
+  std::vector<PCOLL_Binned> bins_;         // K*D: this rank's sums, then the global ones
+  std::vector<PCOLL_Binned> thread_bins_;  // per block of points: K*D each
+  std::vector<int> thread_counts_;         // per block of points: K each
+  void accumulate_binned();                // counts_ and bins_ from labels_
   long long traced_iterations_ = 0;
   double injected_compute_ = 0;
 };

@@ -17,6 +17,7 @@
 //    in 8 lanes: distances differ in the last bits, which changes a label only at a near-tie,
 //    and none occurs in these data sets (the test would show it).
 #include <mpi.h>
+#include <pcoll/pcoll.h>
 #include <unistd.h>
 
 #include <pcoll/pcoll.hpp>
@@ -63,8 +64,9 @@ struct Reference {
   double inertia = 0;
 };
 
+// binned: the centroid sums as PCOLL_Binned sums (the solver's reduction = reproducible).
 Reference serial_kmeans(const std::vector<double> &x, std::int64_t n, int dim, int k,
-                        int max_iterations, bool stop_when_converged) {
+                        int max_iterations, bool stop_when_converged, bool binned = false) {
   Reference r;
   r.centroids.resize(static_cast<std::size_t>(k) * dim);
   for (int j = 0; j < k; ++j) {
@@ -95,10 +97,17 @@ Reference serial_kmeans(const std::vector<double> &x, std::int64_t n, int dim, i
     const int changed = assign(nullptr);
     r.counts.assign(k, 0);
     std::vector<double> sums(static_cast<std::size_t>(k) * dim, 0.0);
+    std::vector<PCOLL_Binned> bins(sums.size());
+    for (auto &b : bins) PCOLL_Binned_clear(&b);
     for (std::int64_t i = 0; i < n; ++i) {
       ++r.counts[r.labels[i]];
-      for (int d = 0; d < dim; ++d) sums[r.labels[i] * dim + d] += x[i * dim + d];
+      for (int d = 0; d < dim; ++d) {
+        sums[r.labels[i] * dim + d] += x[i * dim + d];
+        PCOLL_Binned_add(&bins[r.labels[i] * dim + d], x[i * dim + d]);
+      }
     }
+    if (binned)
+      for (std::size_t j = 0; j < sums.size(); ++j) sums[j] = PCOLL_Binned_value(&bins[j]);
     for (int j = 0; j < k; ++j)
       if (r.counts[j] > 0)
         for (int d = 0; d < dim; ++d) r.centroids[j * dim + d] = sums[j * dim + d] / r.counts[j];
@@ -165,8 +174,8 @@ struct Outcome {
   std::vector<int> labels, counts;
 };
 
-Outcome solve(const World &w, const Problem &pb, const Options &o) {
-  LloydSolver s(w.comm, pb);
+Outcome solve(const World &w, const Problem &pb, const Options &o, bool reproducible = false) {
+  LloydSolver s(w.comm, pb, reproducible);
   Outcome out;
   out.run = s.run(o.iterations, o.stop_when_converged);
   auto c = s.centroids();
@@ -313,6 +322,27 @@ TEST_CASE("unquantised data: algorithms agree on labels, centroids within 4 P u 
   // points per cluster instead of P, n u max|x|.
   const Reference ref = serial_kmeans(x, o.points, o.dim, o.clusters, o.iterations, true);
   require_matches_reference(base, ref, false, static_cast<double>(o.points) * u * max_abs);
+}
+
+TEST_CASE("unquantised data, reduction = reproducible: the serial binned result bitwise, every "
+          "algorithm, any P",
+          "[kmeans]") {
+  // The sums are rounded (no grid), so plain sums differ in the last bits between algorithms
+  // and rank counts; binned sums depend on the set of points only. Matching one serial
+  // reference at every P this test runs at is the same bits across rank counts.
+  World w;
+  const Options o = small_options(400, 16, 6, 0);
+  const Problem pb = make_problem(w.comm, o);
+  REQUIRE_FALSE(pb.exact_sums);
+  const Reference ref =
+      serial_kmeans(global_points(o), o.points, o.dim, o.clusters, o.iterations, true, true);
+  for (const auto &variant : algorithm_variants()) {
+    CAPTURE(describe(variant), w.size);
+    with_overrides(w, variant, [&] {
+      const Outcome got = solve(w, pb, o, true);
+      require_matches_reference(got, ref, true, 0.0);
+    });
+  }
 }
 
 TEST_CASE("HDF5 input: a point set written and read back in parallel gives the same bits",
