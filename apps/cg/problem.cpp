@@ -146,11 +146,11 @@ void binned_dot_products(const kernels::Box &box, int count, const kernels::Cons
         const std::size_t base = box.at(0, row % ny + 1, row / ny + 1);
         PCOLL_Binned s[3];
         for (int m = 0; m < count; ++m) PCOLL_Binned_clear(&s[m]);
-        for (int i = 1; i <= nx; ++i) {
-          PCOLL_Binned_add(&s[0], a0(base + i) * b0(base + i));
-          if (count > 1) PCOLL_Binned_add(&s[1], a1(base + i) * b1(base + i));
-          if (count > 2) PCOLL_Binned_add(&s[2], a2(base + i) * b2(base + i));
-        }
+        PCOLL_Binned_dot_n(&s[0], &a0(base + 1), &b0(base + 1), static_cast<std::size_t>(nx));
+        if (count > 1)
+          PCOLL_Binned_dot_n(&s[1], &a1(base + 1), &b1(base + 1), static_cast<std::size_t>(nx));
+        if (count > 2)
+          PCOLL_Binned_dot_n(&s[2], &a2(base + 1), &b2(base + 1), static_cast<std::size_t>(nx));
         for (int m = 0; m < count; ++m) rows(row, m) = s[m];
       });
   Kokkos::DefaultHostExecutionSpace().fence();

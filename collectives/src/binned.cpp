@@ -173,29 +173,67 @@ void clear(PCOLL_Binned &b) {
   b.top = kEmpty;
 }
 
-void add(PCOLL_Binned &b, double x) {
-  std::uint64_t u;
-  std::memcpy(&u, &x, sizeof u);
-  const bool neg = (u >> 63) != 0;
-  const auto e = static_cast<std::int32_t>((u >> 52) & 0x7ff);
-  const std::uint64_t frac = u & ((std::uint64_t(1) << 52) - 1);
-  b.flags |= kAny;
-  if (e == 0x7ff) {
-    b.flags |= frac != 0 ? kNan : neg ? kNegInf : kPosInf;
-    return;
+namespace {
+// Deposits value(0..n-1) into b (add() is n = 1), with the window held in locals.
+template <class Value>
+void deposit_n(PCOLL_Binned &b, std::size_t n, Value value) {
+  // The three bins in locals (not an array indexed at run time, which would live in memory).
+  i128 a0 = load(b, 0), a1 = load(b, 1), a2 = load(b, 2);
+  std::int32_t top = b.top;
+  std::uint32_t flags = b.flags | (n > 0 ? kAny : 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = value(i);
+    std::uint64_t u;
+    std::memcpy(&u, &x, sizeof u);
+    const auto e = static_cast<std::uint32_t>((u >> 52) & 0x7ff);
+    if (e == 0x7ff) {
+      flags |= (u << 12) != 0 ? kNan : (u >> 63) != 0 ? kNegInf : kPosInf;
+      continue;
+    }
+    if (u != std::uint64_t(1) << 63) flags |= kNotNegZero;
+    if ((u << 1) == 0) continue;  // +-0
+    const std::uint64_t frac = u & ((std::uint64_t(1) << 52) - 1);
+    const std::uint64_t m = e == 0 ? frac : frac | (std::uint64_t(1) << 52);
+    const std::uint32_t p = e == 0 ? 0 : e - 1;
+    const auto bin = static_cast<std::int32_t>(p >> 6);
+    const unsigned o = p & 63;
+    const std::uint64_t lo = m << o, hi = o != 0 ? m >> (64 - o) : 0;
+    const std::int32_t t = hi != 0 ? bin + 1 : bin;
+    if (t > top) {
+      const std::int32_t shift = t - top;
+      a2 = shift == 1 ? a1 : shift == 2 ? a0 : 0;
+      a1 = shift == 1 ? a0 : 0;
+      a0 = 0;
+      top = t;
+    }
+    // Conditional negation without a branch: (v ^ mask) - mask.
+    const i128 mask = -static_cast<i128>(u >> 63);
+    const i128 slo = (static_cast<i128>(lo) ^ mask) - mask;
+    const i128 shi = (static_cast<i128>(hi) ^ mask) - mask;
+    switch (top - bin) {  // lo's bin in the window; hi's is one above (0 when absent)
+      case 0: a0 += slo; break;
+      case 1: a1 += slo; a0 += shi; break;
+      case 2: a2 += slo; a1 += shi; break;
+      case 3: a2 += shi; break;
+      default: break;  // below the window
+    }
   }
-  if (!neg || e != 0 || frac != 0) b.flags |= kNotNegZero;
-  if (e == 0 && frac == 0) return;
-  // x = +-m x 2^(p - 1074): p is the position of m's last bit on the grid of bin 0.
-  const std::uint64_t m = e == 0 ? frac : frac | (std::uint64_t(1) << 52);
-  const std::int32_t p = e == 0 ? 0 : e - 1;
-  const std::int32_t bin = p / kWidth;
-  const u128 v = static_cast<u128>(m) << (p % kWidth);
-  const auto lo = static_cast<std::uint64_t>(v), hi = static_cast<std::uint64_t>(v >> 64);
-  const std::int32_t top = hi != 0 ? bin + 1 : bin;
-  if (top > b.top) raise(b, top);
-  add_to_bin(b, bin, neg ? -static_cast<i128>(lo) : static_cast<i128>(lo));
-  if (hi != 0) add_to_bin(b, bin + 1, neg ? -static_cast<i128>(hi) : static_cast<i128>(hi));
+  store(b, 0, a0);
+  store(b, 1, a1);
+  store(b, 2, a2);
+  b.top = top;
+  b.flags = flags;
+}
+}  // namespace
+
+void add(PCOLL_Binned &b, double x) {
+  deposit_n(b, 1, [x](std::size_t) { return x; });
+}
+void add_n(PCOLL_Binned &b, const double *x, std::size_t n) {
+  deposit_n(b, n, [x](std::size_t i) { return x[i]; });
+}
+void dot_n(PCOLL_Binned &b, const double *x, const double *y, std::size_t n) {
+  deposit_n(b, n, [x, y](std::size_t i) { return x[i] * y[i]; });
 }
 
 void merge(const PCOLL_Binned &src, PCOLL_Binned &dst) {
@@ -318,6 +356,12 @@ extern "C" {
 
 void PCOLL_Binned_clear(PCOLL_Binned *b) { pcoll::binned::clear(*b); }
 void PCOLL_Binned_add(PCOLL_Binned *b, double x) { pcoll::binned::add(*b, x); }
+void PCOLL_Binned_add_n(PCOLL_Binned *b, const double *x, size_t n) {
+  pcoll::binned::add_n(*b, x, n);
+}
+void PCOLL_Binned_dot_n(PCOLL_Binned *b, const double *x, const double *y, size_t n) {
+  pcoll::binned::dot_n(*b, x, y, n);
+}
 void PCOLL_Binned_merge(PCOLL_Binned *dst, const PCOLL_Binned *src) {
   pcoll::binned::merge(*src, *dst);
 }

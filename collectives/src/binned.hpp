@@ -46,6 +46,10 @@ static_assert(sizeof(PCOLL_Binned) == 56, "PCOLL_Binned: 8 bytes of header, K x 
 void clear(PCOLL_Binned &b);
 void add(PCOLL_Binned &b, double x);
 void merge(const PCOLL_Binned &src, PCOLL_Binned &dst);  // dst += src
+// n adds at once (the same state as n calls of add): x[0..n), and the products x[i] * y[i]
+// (each rounded once, as a double product is).
+void add_n(PCOLL_Binned &b, const double *x, std::size_t n);
+void dot_n(PCOLL_Binned &b, const double *x, const double *y, std::size_t n);
 double value(const PCOLL_Binned &b);
 float value_float(const PCOLL_Binned &b);
 

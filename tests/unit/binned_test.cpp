@@ -347,6 +347,33 @@ TEST_CASE("binned: one value converted directly is the empty sum plus that value
   }
 }
 
+TEST_CASE("binned: add_n and dot_n are n calls of add", "[binned]") {
+  std::mt19937_64 rng(23);
+  const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, std::nan(""), DBL_MAX, 0x1p-1074};
+  for (int t = 0; t < 200; ++t) {
+    const std::size_t n = rng() % 300;
+    std::vector<double> x(n), y(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      x[i] = rng() % 17 == 0 ? specials[rng() % 7] : random_magnitude(rng, -1074, 1023);
+      y[i] = random_magnitude(rng, -200, 200);
+    }
+    PCOLL_Binned one, many, prod, prods;
+    clear(one);
+    clear(prod);
+    // A start that is not empty, so the window moves from somewhere.
+    add(one, random_magnitude(rng, -100, 100));
+    prod = one;
+    many = one;
+    prods = one;
+    for (std::size_t i = 0; i < n; ++i) add(one, x[i]);
+    for (std::size_t i = 0; i < n; ++i) add(prod, x[i] * y[i]);
+    pcoll::binned::add_n(many, x.data(), n);
+    pcoll::binned::dot_n(prods, x.data(), y.data(), n);
+    CHECK(std::memcmp(&one, &many, sizeof one) == 0);
+    CHECK(std::memcmp(&prod, &prods, sizeof prod) == 0);
+  }
+}
+
 TEST_CASE("binned: the array helpers and the reducer kernel", "[binned]") {
   std::mt19937_64 rng(5);
   const std::size_t n = 257;

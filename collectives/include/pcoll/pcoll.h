@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 #include <pcoll/version.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -160,6 +161,9 @@ typedef struct PCOLL_Binned {
 } PCOLL_Binned;
 void PCOLL_Binned_clear(PCOLL_Binned *b); /* the empty sum (its value is +0.0) */
 void PCOLL_Binned_add(PCOLL_Binned *b, double x);
+/* The same as n calls of PCOLL_Binned_add, faster: x[0..n), and the products x[i] * y[i]. */
+void PCOLL_Binned_add_n(PCOLL_Binned *b, const double *x, size_t n);
+void PCOLL_Binned_dot_n(PCOLL_Binned *b, const double *x, const double *y, size_t n);
 void PCOLL_Binned_merge(PCOLL_Binned *dst, const PCOLL_Binned *src); /* dst += src */
 double PCOLL_Binned_value(const PCOLL_Binned *b); /* rounded to nearest even */
 float PCOLL_Binned_value_float(const PCOLL_Binned *b); /* rounded once, from the exact sum */
