@@ -95,6 +95,8 @@ struct Wide {
   }
 };
 
+double assemble(bool neg, std::uint64_t mant, int exp, int max_exp);
+
 // The sum rounded to nearest even into a format of `digits` significant bits whose smallest
 // bit is 2^min_exp and whose values stay below 2^max_exp; returned as a double (exact for both
 // formats: the caller narrows a float result, already representable).
@@ -104,8 +106,43 @@ double rounded(const PCOLL_Binned &b, int digits, int min_exp, int max_exp) {
     return std::numeric_limits<double>::quiet_NaN();
   if (f & kPosInf) return std::numeric_limits<double>::infinity();
   if (f & kNegInf) return -std::numeric_limits<double>::infinity();
+  if (b.top == kEmpty) return (f & kAny) && !(f & kNotNegZero) ? -0.0 : 0.0;
+  // The common case: nothing in the bottom bin and a top bin of at most 62 bits, so the exact
+  // sum B0 2^64 + B1 (units of the middle bin) fits a signed 128-bit integer.
+  {
+    const i128 b0 = load(b, 0), b2 = load(b, 2);
+    const i128 lim = static_cast<i128>(1) << 62;
+    if (b2 == 0 && b0 < lim && b0 > -lim) {
+      const i128 t = static_cast<i128>(static_cast<u128>(b0) << 64) + load(b, 1);
+      if (t == 0) return (f & kAny) && !(f & kNotNegZero) ? -0.0 : 0.0;
+      const bool neg = t < 0;
+      const u128 mag = neg ? -static_cast<u128>(t) : static_cast<u128>(t);
+      const int base = kWidth * (b.top - 1) - 1074;
+      const auto mhi = static_cast<std::uint64_t>(mag >> 64);
+      const int h = mhi != 0 ? 127 - __builtin_clzll(mhi)
+                             : 63 - __builtin_clzll(static_cast<std::uint64_t>(mag));
+      const int lsb = std::max(h + base - (digits - 1), min_exp);
+      const int sh = lsb - base;
+      std::uint64_t mant;
+      int exp;
+      if (sh <= 0) {
+        mant = static_cast<std::uint64_t>(mag);
+        exp = base;
+      } else if (sh >= 128) {  // below half the smallest subnormal of a float result
+        mant = sh == 128 && mag > static_cast<u128>(1) << 127 ? 1 : 0;
+        exp = lsb;
+      } else {
+        mant = static_cast<std::uint64_t>(mag >> sh);
+        const u128 rest = mag & ((static_cast<u128>(1) << sh) - 1);
+        const u128 half = static_cast<u128>(1) << (sh - 1);
+        if (rest > half || (rest == half && (mant & 1))) ++mant;
+        exp = lsb;
+      }
+      return assemble(neg, mant, exp, max_exp);
+    }
+  }
   Wide w;
-  if (b.top != kEmpty) {
+  {
     // w = B0 2^128 + B1 2^64 + B2, limb by limb with signed carries.
     const i128 b0 = load(b, 0), b1 = load(b, 1), b2 = load(b, 2);
     auto hi = [](i128 v) { return static_cast<i128>(static_cast<std::int64_t>(static_cast<u128>(v) >> 64)); };
@@ -139,7 +176,13 @@ double rounded(const PCOLL_Binned &b, int digits, int min_exp, int max_exp) {
     if (half && (mant & 1 || w.any_below(s - 1))) ++mant;
     exp = lsb;
   }
-  // mant <= 2^digits; mant x 2^exp overflows the format when its leading bit reaches max_exp.
+  return assemble(neg, mant, exp, max_exp);
+}
+
+// mant x 2^exp (mant <= 2^digits, already rounded) as a double, or +-inf where its leading bit
+// reaches max_exp.
+double assemble(bool neg, std::uint64_t mant, int exp, int max_exp) {
+  if (mant == 0) return neg ? -0.0 : 0.0;  // rounded to zero (a float result of tiny values)
   const int t = 63 - __builtin_clzll(mant);
   const int top = exp + t;
   const double inf = std::numeric_limits<double>::infinity();

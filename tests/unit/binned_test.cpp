@@ -249,6 +249,17 @@ TEST_CASE("binned: floats are rounded once from the exact sum", "[binned][float]
   add(b, 0x1p-149);
   add(b, 0x1p-151);  // a quarter of the smallest subnormal float: rounds away
   CHECK(pcoll::binned::value_float(b) == 0x1p-149f);
+  // Doubles far below the smallest float round to a zero of their sign; half of it to even (0).
+  for (double tiny : {1e-300, -1e-300, 0x1p-151, -0x1p-150, 0x1p-1074}) {
+    clear(b);
+    add(b, tiny);
+    const float r = pcoll::binned::value_float(b);
+    CHECK(r == 0.0f);
+    CHECK(std::signbit(r) == std::signbit(tiny));
+  }
+  clear(b);
+  add(b, 0x1.8p-150);  // above half the smallest float: rounds up to it
+  CHECK(pcoll::binned::value_float(b) == 0x1p-149f);
 }
 
 TEST_CASE("binned: order and grouping never change the bits", "[binned]") {
