@@ -18,9 +18,39 @@ std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
   return x ^ (x >> 31);
 }
 
+// A set of ranks, one bit each: inline up to 128 ranks (the sweeps at P = 1..64 copy millions of
+// symbolic values, and a heap block per copy was half of their time), on the heap above.
+class Mask {
+ public:
+  void assign(std::size_t n, std::uint64_t v) {
+    n_ = n;
+    if (n <= kInline) {
+      heap_.clear();
+      for (std::size_t i = 0; i < n; ++i) inline_[i] = v;
+    } else {
+      heap_.assign(n, v);
+    }
+  }
+  std::size_t size() const { return n_; }
+  std::uint64_t &operator[](std::size_t i) { return n_ <= kInline ? inline_[i] : heap_[i]; }
+  std::uint64_t operator[](std::size_t i) const { return n_ <= kInline ? inline_[i] : heap_[i]; }
+  bool operator==(const Mask &o) const {
+    if (n_ != o.n_) return false;
+    for (std::size_t i = 0; i < n_; ++i)
+      if ((*this)[i] != o[i]) return false;
+    return true;
+  }
+
+ private:
+  static constexpr std::size_t kInline = 2;
+  std::size_t n_ = 0;
+  std::uint64_t inline_[kInline] = {0, 0};
+  std::vector<std::uint64_t> heap_;
+};
+
 // The symbolic value of one element.
 struct Sym {
-  std::vector<std::uint64_t> mask;  // contributing ranks
+  Mask mask;  // contributing ranks
   std::uint64_t expr = 0;           // hash of the expression tree, operand order included
   long long delta = 0;              // source element index minus the element's current index
   int lo = -1, hi = -1;             // smallest and largest contributing rank
@@ -192,7 +222,6 @@ std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
   // Synchronisation (barrier): known[r] = the ranks whose entry a chain of messages links to
   // rank r's present; start[r][k] = known[r] when rank r begins round k (what it sends then).
   const bool sync = opt.expect.synchronises;
-  using Mask = std::vector<std::uint64_t>;
   std::vector<Mask> known;
   std::vector<std::vector<Mask>> start;
   if (sync) {
