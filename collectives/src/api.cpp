@@ -343,6 +343,11 @@ struct Async {
   bool blocking() const { return request == nullptr; }
 };
 
+// The op the signature's units are reduced with: the user's, or the reproducible mode's binned op.
+MPI_Op unit_op(const Signature &sig, MPI_Op user) {
+  return sig.binned.on() ? binned::mpi_op() : user;
+}
+
 // The reproducible mode's buffers (Signature::binned): the input's values become binned sums in
 // scratch memory, which the plan or the vendor reduces, and the result's sums are rounded back
 // into the user's buffer. `in_bins`: the input's sums; `out_bins`: what the plan or the vendor
@@ -724,7 +729,7 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
         const UnitsStaging &u = *held->units_staging;
         if (const int rc = u.stage(scratch, &in, &out, t); rc != MPI_SUCCESS) return rc;
         return vendor_in_units(in, out, static_cast<int>(u.sig.shape.count), u.sig.unit_type,
-                               u.sig.binned.on() ? binned::mpi_op() : u.c.op,
+                               unit_op(u.sig, u.c.op),
                                inner);
       };
       op->unstage = [held](char *scratch) -> int {
@@ -741,7 +746,7 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
     int rc = st.stage(scratch, &in, &out, pack_t);
     if (rc != MPI_SUCCESS) return fail(c.comm, rc);
     rc = vendor_in_units(in, out, static_cast<int>(sig->shape.count), sig->unit_type,
-                         sig->binned.on() ? binned::mpi_op() : c.op, nullptr);
+                         unit_op(*sig, c.op), nullptr);
     if (rc == MPI_SUCCESS) rc = st.unstage(scratch, unpack_t);
     add_pack_phases();
     return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
@@ -759,7 +764,7 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
       d->layout_plans->store(vl.bytes, layout_plan);
     }
   }
-  const MPI_Op op = sig->binned.on() ? binned::mpi_op() : c.op == MPI_OP_NULL ? MPI_SUM : c.op;
+  const MPI_Op op = c.op == MPI_OP_NULL ? MPI_SUM : unit_op(*sig, c.op);
 
   if (!async.blocking()) {
     auto held = std::make_shared<HeldCall>(c, *sig);

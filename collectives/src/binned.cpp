@@ -46,23 +46,6 @@ void add_to_bin(PCOLL_Binned &b, std::int32_t a, i128 v) {
 // A signed 320-bit integer, little-endian limbs: the exact sum of the kept bins.
 struct Wide {
   std::uint64_t limb[5] = {0, 0, 0, 0, 0};
-  void add(i128 v, int at) {  // += v x 2^(64 at)
-    const std::uint64_t ext = v < 0 ? ~std::uint64_t(0) : 0;
-    const auto u = static_cast<u128>(v);
-    std::uint64_t word[5] = {0, 0, 0, 0, 0};
-    for (int i = 0; i < 5; ++i) {
-      const int k = i - at;
-      word[i] = k < 0 ? 0 : k == 0 ? static_cast<std::uint64_t>(u)
-                        : k == 1   ? static_cast<std::uint64_t>(u >> 64)
-                                   : ext;
-    }
-    unsigned carry = 0;
-    for (int i = 0; i < 5; ++i) {
-      const u128 s = static_cast<u128>(limb[i]) + word[i] + carry;
-      limb[i] = static_cast<std::uint64_t>(s);
-      carry = static_cast<unsigned>(s >> 64);
-    }
-  }
   bool negative() const { return (limb[4] >> 63) != 0; }
   bool zero() const { return (limb[0] | limb[1] | limb[2] | limb[3] | limb[4]) == 0; }
   void negate() {
@@ -97,6 +80,9 @@ struct Wide {
 
 double assemble(bool neg, std::uint64_t mant, int exp, int max_exp);
 
+// An exact zero sum: -0.0 when every addend was -0.0 (and there was one), else +0.0 (IEEE's rule).
+double exact_zero(std::uint32_t f) { return (f & kAny) && !(f & kNotNegZero) ? -0.0 : 0.0; }
+
 // The sum rounded to nearest even into a format of `digits` significant bits whose smallest
 // bit is 2^min_exp and whose values stay below 2^max_exp; returned as a double (exact for both
 // formats: the caller narrows a float result, already representable).
@@ -106,7 +92,7 @@ double rounded(const PCOLL_Binned &b, int digits, int min_exp, int max_exp) {
     return std::numeric_limits<double>::quiet_NaN();
   if (f & kPosInf) return std::numeric_limits<double>::infinity();
   if (f & kNegInf) return -std::numeric_limits<double>::infinity();
-  if (b.top == kEmpty) return (f & kAny) && !(f & kNotNegZero) ? -0.0 : 0.0;
+  if (b.top == kEmpty) return exact_zero(f);
   // The common case: nothing in the bottom bin and a top bin of at most 62 bits, so the exact
   // sum B0 2^64 + B1 (units of the middle bin) fits a signed 128-bit integer.
   {
@@ -114,7 +100,7 @@ double rounded(const PCOLL_Binned &b, int digits, int min_exp, int max_exp) {
     const i128 lim = static_cast<i128>(1) << 62;
     if (b2 == 0 && b0 < lim && b0 > -lim) {
       const i128 t = static_cast<i128>(static_cast<u128>(b0) << 64) + load(b, 1);
-      if (t == 0) return (f & kAny) && !(f & kNotNegZero) ? -0.0 : 0.0;
+      if (t == 0) return exact_zero(f);
       const bool neg = t < 0;
       const u128 mag = neg ? -static_cast<u128>(t) : static_cast<u128>(t);
       const int base = kWidth * (b.top - 1) - 1074;
@@ -156,7 +142,7 @@ double rounded(const PCOLL_Binned &b, int digits, int min_exp, int max_exp) {
     w.limb[3] = static_cast<std::uint64_t>(static_cast<u128>(s3));
     w.limb[4] = static_cast<std::uint64_t>(static_cast<u128>(s3 >> 64));
   }
-  if (w.zero()) return (f & kAny) && !(f & kNotNegZero) ? -0.0 : 0.0;
+  if (w.zero()) return exact_zero(f);
   const bool neg = w.negative();
   if (neg) w.negate();
   // w x 2^base is the exact sum of the kept pieces.
