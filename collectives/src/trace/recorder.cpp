@@ -245,8 +245,10 @@ namespace {
 // progress has been waiting (nesting counted, the outermost one timed).
 double g_waited = 0, g_wait_since = 0;
 int g_wait_depth = 0;
-double waited_now() {
-  return g_waited + (g_wait_depth > 0 ? MPI_Wtime() - g_wait_since : 0.0);
+// `now`: MPI_Wtime() as the caller read it (one reading serves a record's end and its wait, so
+// the wait cannot outlast the record when the process is descheduled between two readings).
+double waited_at(double now) {
+  return g_waited + (g_wait_depth > 0 ? now - g_wait_since : 0.0);
 }
 }  // namespace
 
@@ -277,7 +279,7 @@ void OpRecord::open(MPI_Comm comm, const std::string &coll, const std::string &a
   names_.clear();
   for (const auto &n : phase_names) names_.push_back(r.intern(n));
   seconds_.assign(names_.size(), 0.0);
-  wait_mark_ = waited_now();
+  wait_mark_ = waited_at(rec_.t_enter);
   in_wait_ = 0;
 }
 
@@ -289,7 +291,7 @@ void OpRecord::close() {
   rec_.t_exit = MPI_Wtime();
   seconds_.resize(names_.size());
   names_.push_back(r.intern("wait"));
-  seconds_.push_back(std::max(0.0, waited_now() - wait_mark_ - in_wait_));
+  seconds_.push_back(std::max(0.0, waited_at(rec_.t_exit) - wait_mark_ - in_wait_));
   r.add_call(rec_, names_, seconds_);
 }
 
