@@ -31,6 +31,9 @@
 //   T = (2 log2 P' + 2f) alpha + (2 (P'-1)/P' + 2f) beta n + ((P'-1)/P' + f) gamma n.
 // Temporary: n bytes.
 #include <algorithm>
+#include <memory>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 #include "../../registry.hpp"
@@ -79,6 +82,21 @@ std::vector<std::vector<int>> block_tree(int q, int L) {
   return start;
 }
 
+// The tree depends on Q alone and costs O(Q log Q); every rank of a call needs it, and the
+// cost model builds every rank's plan (P plans: O(P^2 log P) without this), so the last few
+// trees are kept, read-only, behind a lock.
+std::shared_ptr<const std::vector<std::vector<int>>> shared_block_tree(int q, int L) {
+  static std::mutex lock;
+  static std::vector<std::pair<int, std::shared_ptr<const std::vector<std::vector<int>>>>> kept;
+  const std::lock_guard<std::mutex> hold(lock);
+  for (const auto &[k, tree] : kept)
+    if (k == q) return tree;
+  auto tree = std::make_shared<const std::vector<std::vector<int>>>(block_tree(q, L));
+  if (kept.size() >= 4) kept.erase(kept.begin());
+  kept.emplace_back(q, tree);
+  return tree;
+}
+
 Plan build(const PlanRequest &req) {
   Plan plan;
   const int fold_ph = plan.phase_index("fold"), rs = plan.phase_index("reduce_scatter"),
@@ -93,12 +111,13 @@ Plan build(const PlanRequest &req) {
   const int nr = f.new_rank(req.rank);
   if (nr >= 0) {
     const int Q = f.pof2, L = f.log2_pof2();
-    const auto start = block_tree(Q, L);
+    const auto start = shared_block_tree(Q, L);
+    const auto &start_of = *start;
     const BlockSplit blocks{n, static_cast<std::size_t>(Q)};
     // Element range of R(x, t): 2^(L-t) blocks from position start[t][x].
     auto elems = [&](int x, int t) {
       const auto T = static_cast<std::size_t>(t), X = static_cast<std::size_t>(x);
-      const auto p = static_cast<std::size_t>(start[T][X]);
+      const auto p = static_cast<std::size_t>(start_of[T][X]);
       const std::size_t e = p + (std::size_t{1} << (L - t));
       return sub(work, blocks.offset(p), blocks.offset(e) - blocks.offset(p));
     };
