@@ -50,6 +50,7 @@
 // like the rules file.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -91,6 +92,13 @@ struct Torus {
   int route(int a, int b, F &&f) const;
   int hops(int a, int b) const {
     return route(a, b, [](int, int, int) {});
+  }
+  // The links, one per (point, dimension, direction): an index below link_count() for the hop
+  // route() reports as (from, dim, dir).
+  std::size_t link_count() const { return static_cast<std::size_t>(points()) * dims.size() * 2; }
+  std::size_t link_id(int from, int dim, int dir) const {
+    return (static_cast<std::size_t>(from % points()) * dims.size() +
+            static_cast<std::size_t>(dim)) * 2 + (dir > 0 ? 1 : 0);
   }
 };
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "model_parts.hpp"
+
 namespace pcoll {
 
 int Topology::nodes() const {
@@ -35,13 +37,11 @@ CostParams flat_costs(const Machine &m) {
   return c;
 }
 
+using namespace model_parts;
+
 namespace {
 
 constexpr int kSampledNodes = 4;  // consecutive from the first, besides the middle and the last
-
-double per_byte(double bandwidth) {
-  return std::isinf(bandwidth) || bandwidth <= 0 ? 0.0 : 1.0 / bandwidth;
-}
 
 // A torus round of one node: `to` (`from`) the bytes it sends to (receives from) each node,
 // nonzero only at `peers`.
@@ -52,15 +52,11 @@ double per_byte(double bandwidth) {
 // schedules, an estimate elsewhere).
 double torus_time(const Torus &t, int node, const std::vector<double> &to,
                   const std::vector<double> &from, const std::vector<int> &peers) {
-  std::vector<std::pair<long long, double>> links;  // (link id, bytes), then summed per id
-  std::vector<double> cls(t.dims.size() * 4, 0.0);  // per dim x dir x (out, in)
-  const int points = t.points();
+  std::vector<std::pair<std::size_t, double>> links;  // (link id, bytes), then summed per id
+  std::vector<double> cls(t.dims.size() * 4, 0.0);    // per dim x dir x (out, in)
   auto walk = [&](int a, int b, double bytes, int io) {
     t.route(a, b, [&](int from_node, int dim, int dir) {
-      const long long id =
-          (static_cast<long long>(from_node % points) * static_cast<long long>(t.dims.size()) +
-           dim) * 2 + (dir > 0 ? 1 : 0);
-      links.emplace_back(id, bytes);
+      links.emplace_back(t.link_id(from_node, dim, dir), bytes);
       cls[static_cast<std::size_t>(dim) * 4 + (dir > 0 ? 2 : 0) + io] += bytes;
     });
   };
@@ -82,25 +78,12 @@ double torus_time(const Torus &t, int node, const std::vector<double> &to,
   return std::max(own, spread) * per_byte(t.link_bandwidth);
 }
 
-// One node's ranks, their plans and, per round index, the time the node's own shared resources
-// need for the round's off-node bytes (its link(s), the link to each other node, its torus
-// routes), and per tier the bytes it sends to (receives from) the nodes of the tier's other
-// groups, one entry per (round, peer node).
-struct GroupBytes {
-  std::size_t round;
-  int group;
-  double to, from;
-};
-struct NodeView {
-  std::vector<int> ranks;
-  std::vector<Plan> plans;
-  std::vector<double> shared;  // seconds, per round index
-  double max_bytes = 0;        // the most bytes the node moved off-node in one round
-  std::vector<std::vector<GroupBytes>> tiers;  // per tier, in round order
-};
+}  // namespace
+
+namespace model_parts {
 
 NodeView view_of(const AlgorithmInfo &algo, const PlanRequest &req, const Topology &topo,
-                 const Machine &m, int node) {
+                 const Machine &m, int node, bool record_flows) {
   NodeView v;
   v.ranks = topo.ranks_of(node);
   PlanRequest r = req;
@@ -139,7 +122,11 @@ NodeView view_of(const AlgorithmInfo &algo, const PlanRequest &req, const Topolo
     }
     if (out == 0 && in == 0) continue;
     double s = std::max(out, in) * per_byte(m.link_bandwidth);
-    if (m.torus.present()) s = std::max(s, torus_time(m.torus, node, to, from, peers));
+    if (m.torus.present() && !record_flows)
+      s = std::max(s, torus_time(m.torus, node, to, from, peers));
+    if (record_flows)
+      for (int n : peers)
+        v.flows.push_back({k, n, to[static_cast<std::size_t>(n)], from[static_cast<std::size_t>(n)]});
     double pair = 0;
     for (int n : peers)
       pair = std::max({pair, to[static_cast<std::size_t>(n)], from[static_cast<std::size_t>(n)]});
@@ -159,62 +146,6 @@ NodeView view_of(const AlgorithmInfo &algo, const PlanRequest &req, const Topolo
   return v;
 }
 
-// The nodes of a tier's group whose traffic is summed for its links: all of them up to
-// kGroupNodes, else kGroupNodes evenly spaced (the first and the last among them: a ring's or a
-// fold's off-group flows start and end there), their bytes scaled to the group's size.
-constexpr int kGroupNodes = 8;
-
-// The time a tier's group needs, per round index, for its traffic to the other groups: the
-// bytes between it and one other group over the group pair's bandwidth, and all its bytes out
-// (in) over its uplinks' bandwidth. The traffic is the group's members' own, summed (`view`
-// gives a member's view), not one node's taken for every member's: a ring crosses a group's
-// edge once, a recursive doubling at distance d >= the group size once per member.
-template <class ViewOf>
-std::vector<double> group_time(const Tier &tier, std::size_t t, int node, int nodes, ViewOf view,
-                               std::size_t K) {
-  const int first = node / tier.nodes * tier.nodes;
-  const int members = std::min(tier.nodes, nodes - first);
-  std::vector<int> chosen;
-  const int n_chosen = std::min(members, kGroupNodes);
-  for (int i = 0; i < n_chosen; ++i) {
-    const int n = first + (n_chosen == 1 ? 0
-                                         : static_cast<int>((static_cast<long long>(members - 1) * i) /
-                                                            (n_chosen - 1)));
-    if (chosen.empty() || chosen.back() != n) chosen.push_back(n);
-  }
-  const double scale = double(members) / double(chosen.size());
-  std::vector<GroupBytes> all;
-  for (int n : chosen) {
-    const auto &b = view(n).tiers[t];
-    all.insert(all.end(), b.begin(), b.end());
-  }
-  std::sort(all.begin(), all.end(), [](const GroupBytes &a, const GroupBytes &b) {
-    return a.round != b.round ? a.round < b.round : a.group < b.group;
-  });
-  std::vector<double> s(K, 0.0);
-  for (std::size_t i = 0; i < all.size();) {
-    const std::size_t k = all[i].round;
-    double one = 0, all_out = 0, all_in = 0;
-    while (i < all.size() && all[i].round == k) {
-      double to = 0, from = 0;
-      const int g = all[i].group;
-      for (; i < all.size() && all[i].round == k && all[i].group == g; ++i) {
-        to += all[i].to;
-        from += all[i].from;
-      }
-      one = std::max({one, to, from});
-      all_out += to;
-      all_in += from;
-    }
-    if (k < K)
-      s[k] = scale * std::max(one * per_byte(tier.bandwidth),
-                              std::max(all_out, all_in) * per_byte(tier.spread_bandwidth));
-  }
-  return s;
-}
-
-// The latency of a message between two nodes: the inter-node latency and that of every tier
-// whose groups it leaves.
 double inter_latency(const Machine &m, int a, int b) {
   double l = m.inter.latency;
   if (m.torus.present()) l += std::max(0, m.torus.hops(a, b) - 1) * m.torus.hop_latency;
@@ -223,65 +154,71 @@ double inter_latency(const Machine &m, int a, int b) {
   return l;
 }
 
-}  // namespace
-
-// One rank's time: the sum of its rounds; `shared` (per round index) the node's shared-resource
-// time, or null for none. by_phase, if given, receives the time per plan phase. lat_to: the
-// latency from `node` to each node (tiers and torus routes are per node pair), filled as met
-// (-1: not yet), shared by the node's ranks.
-double rank_time(const Plan &p, int node, const std::vector<double> *shared, const Machine &m,
-                 const Topology &topo, double ts, std::vector<double> *by_phase,
-                 std::vector<double> &lat_to) {
+RoundCost round_cost(const Round &rd, int node, double contention, const Machine &m,
+                     const Topology &topo, double ts, std::vector<double> &lat_to) {
   const double g_intra = per_byte(m.intra.bandwidth), g_inter = per_byte(m.inter.bandwidth);
   const double g_rank_intra = per_byte(m.intra.rank_bandwidth);
   const double g_rank_inter = per_byte(m.inter.rank_bandwidth);
   const double g_red = per_byte(m.reduce_bandwidth), g_copy = per_byte(m.copy_bandwidth);
+  double cpu = 0, s_intra = 0, r_intra = 0, s_inter = 0, r_inter = 0, lat = 0;
+  double big_intra = 0, big_inter = 0;  // the largest single message of each level
+  bool any_intra = false, any_inter = false;
+  auto take = [&](const Xfer &x, double &intra, double &inter) {
+    const int peer_node = topo.node(x.peer);
+    const bool off = peer_node != node;
+    const double b = double(x.range.len) * ts;
+    cpu += off ? m.inter.overhead : m.intra.overhead;
+    (off ? inter : intra) += b;
+    double &big = off ? big_inter : big_intra;
+    big = std::max(big, b);
+    (off ? any_inter : any_intra) = true;
+    if (off) {
+      double &l = lat_to[static_cast<std::size_t>(peer_node)];
+      if (l < 0) l = inter_latency(m, node, peer_node);
+      lat = std::max(lat, l);
+    }
+  };
+  for (const Xfer &x : rd.sends) take(x, s_intra, s_inter);
+  for (const Xfer &x : rd.recvs) take(x, r_intra, r_inter);
+  // A round's flows at one level: the largest at one flow's rate, all of them together at
+  // the rate one rank moves them (equal where the rank serializes its flows).
+  double wire = 0;
+  if (any_intra)
+    wire = m.intra.latency +
+           std::max(big_intra * g_intra, std::max(s_intra, r_intra) * g_rank_intra);
+  if (any_inter)
+    wire = std::max(wire, lat + std::max({big_inter * g_inter,
+                                          std::max(s_inter, r_inter) * g_rank_inter, contention}));
+  double local = 0;
+  for (const LocalOp &op : rd.ops)
+    local += double(op.src.len) * ts * (op.kind == OpKind::reduce ? g_red : g_copy);
+  return {cpu + wire, local};
+}
+
+}  // namespace model_parts
+
+namespace {
+
+// One rank's time: the sum of its rounds; `shared` (per round index) the node's shared-resource
+// time, or null for none. by_phase, if given, receives the time per plan phase.
+double rank_time(const Plan &p, int node, const std::vector<double> *shared, const Machine &m,
+                 const Topology &topo, double ts, std::vector<double> *by_phase,
+                 std::vector<double> &lat_to) {
   if (by_phase) by_phase->assign(p.phases.size(), 0.0);
   double total = 0;
   for (std::size_t k = 0; k < p.rounds.size(); ++k) {
     const Round &rd = p.rounds[k];
-    double cpu = 0, s_intra = 0, r_intra = 0, s_inter = 0, r_inter = 0, lat = 0;
-    double big_intra = 0, big_inter = 0;  // the largest single message of each level
-    bool any_intra = false, any_inter = false;
-    auto take = [&](const Xfer &x, double &intra, double &inter) {
-      const int peer_node = topo.node(x.peer);
-      const bool off = peer_node != node;
-      const double b = double(x.range.len) * ts;
-      cpu += off ? m.inter.overhead : m.intra.overhead;
-      (off ? inter : intra) += b;
-      double &big = off ? big_inter : big_intra;
-      big = std::max(big, b);
-      (off ? any_inter : any_intra) = true;
-      if (off) {
-        double &l = lat_to[static_cast<std::size_t>(peer_node)];
-        if (l < 0) l = inter_latency(m, node, peer_node);
-        lat = std::max(lat, l);
-      }
-    };
-    for (const Xfer &x : rd.sends) take(x, s_intra, s_inter);
-    for (const Xfer &x : rd.recvs) take(x, r_intra, r_inter);
-    // A round's flows at one level: the largest at one flow's rate, all of them together at
-    // the rate one rank moves them (equal where the rank serializes its flows).
-    double wire = 0;
-    if (any_intra)
-      wire = m.intra.latency +
-             std::max(big_intra * g_intra, std::max(s_intra, r_intra) * g_rank_intra);
-    if (any_inter) {
-      const double contention = shared && k < shared->size() ? (*shared)[k] : 0.0;
-      wire =
-          std::max(wire, lat + std::max({big_inter * g_inter,
-                                         std::max(s_inter, r_inter) * g_rank_inter, contention}));
-    }
-    double local = 0;
-    for (const LocalOp &op : rd.ops)
-      local += double(op.src.len) * ts * (op.kind == OpKind::reduce ? g_red : g_copy);
-    const double t = cpu + wire + local;
+    const double contention = shared && k < shared->size() ? (*shared)[k] : 0.0;
+    const RoundCost c = round_cost(rd, node, contention, m, topo, ts, lat_to);
+    const double t = c.transfer + c.local;
     total += t;
     if (by_phase && rd.phase >= 0 && static_cast<std::size_t>(rd.phase) < by_phase->size())
       (*by_phase)[static_cast<std::size_t>(rd.phase)] += t;
   }
   return total;
 }
+
+}  // namespace
 
 Prediction predict(const AlgorithmInfo &algo, const PlanRequest &req, const Machine &m,
                    const Topology &topo, bool every_rank) {
