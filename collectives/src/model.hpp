@@ -28,12 +28,20 @@
 // differently; fold partners and partial nodes are on the last), or every rank when asked
 // (pcoll-info, the tests).
 //
+// That is predict(). It cannot see a round that waits for a sender still busy with a slower
+// round of its own: the replay (replay.cpp) runs every rank's plan against the others' and
+// charges those waits along chains of messages across ranks (and, on a torus, the links that
+// off-node messages of different round indices share once ranks drift apart in time). `auto`
+// takes the replay's time where a candidate's plans stay within its budget, the sample's
+// beyond it (ring and the many-stage CHiArA variants at P >= 1024, whose rounds mostly pace
+// themselves).
+//
 // Cost at a first call: one plan per rank of each evaluated node and group member, per
-// candidate still in the race, in O(rounds x messages) each. The candidates are searched best
-// first over bounds: rank 0's plan alone, then rank 0's node with its own link's contention;
-// one is evaluated further only while its bound could still beat the best time found. P = 4096
-// on this project's machine files (every candidate, idle 2-core VM): 18-28 ms at S = 1 double
-// per rank, 29-222 ms at S = 64, 1.1-1.6 s at S = 4096.
+// candidate still in the race, in O(rounds x messages) each; P plans for a replay. The
+// candidates are searched best first over bounds: rank 0's plan alone, rank 0's node with its
+// own link's contention, the sample, then the replay; one is evaluated further only while its
+// bound could still beat the best time found. P = 4096 on this project's machine files (every
+// candidate, 2-core VM): 0.3-1.7 s (docs/simulation.md has the table).
 #pragma once
 
 #include <memory>
@@ -89,6 +97,19 @@ double lower_bound(const AlgorithmInfo &algo, const PlanRequest &req, const Mach
 // rounds at least as much), from that node's plans alone.
 double node_bound(const AlgorithmInfo &algo, const PlanRequest &req, const Machine &machine,
                   const Topology &topo);
+
+// The replay (replay.cpp): every rank's plan run against the others', each round waiting for
+// the rounds its messages come from, so that waits along chains of messages across ranks are
+// charged; on a torus, a second pass charges each message the load its links carry while it
+// is in flight (off-node messages of different round indices overlap once ranks drift apart).
+// At least predict()'s every-rank time (a round never ends before its own cost has passed), so
+// predict() over the sample bounds it from below in the search. Costs every rank's plan.
+Prediction replay(const AlgorithmInfo &algo, const PlanRequest &req, const Machine &machine,
+                  const Topology &topo);
+// Whether a replay of the plans of which `rank0` is rank 0's stays within the model's budget
+// (2^19 messages over all ranks, about half a second here: the log-round schedules at
+// P = 4096, not ring at P = 1024 or CHiArA's many-stage variants at P = 4096).
+bool replay_affordable(const Plan &rank0, int P);
 
 // The flat alpha-beta-gamma numbers the closed forms (AlgorithmInfo::model) take, from the
 // machine's inter-node level: the textbook model, for the ledger and the tests.

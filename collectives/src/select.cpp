@@ -136,16 +136,17 @@ std::vector<Candidate> model_candidates(Collective coll, const Config &cfg, cons
   const Machine &m = model.machine ? *model.machine : builtin_machine();
   const Topology topo =
       model.topology ? *model.topology : Topology::blocks(shape.size, shape.ranks_per_node);
-  // Every candidate with its configuration; then a best-first search over three levels: rank
+  // Every candidate with its configuration; then a best-first search over four levels: rank
   // 0's plan alone without contention (a lower bound), rank 0's node with its own link's
-  // contention (a tighter one, from one node's plans), then the model's time over a sample of
+  // contention (a tighter one, from one node's plans), the per-rank model over a sample of
   // nodes (the first 4, the middle and the last, with every rank of each, and the members of
-  // their tiers' groups: where nodes repeat one another, as with P a multiple of the node size
-  // and a power of two, that is every node; model.hpp). The candidate whose model time is
-  // popped first is the fastest; the others are never evaluated further than their bound shows
-  // they cannot win. `exhaustive`: every candidate to the end. (Every node's plans,
-  // predict(..., true), cost P plan builds per finalist: 2 s at P = 4096 for ring's 8190
-  // rounds; the sample, 6 nodes' worth and up to 8 members of each of their tiers' groups.)
+  // their tiers' groups; model.hpp), then, where its plans are within the budget, the replay of
+  // every rank's plan against the others' (chains of waits across ranks; replay.cpp), which the
+  // sample bounds from below. The candidate whose last level is popped first is the fastest;
+  // the others are never evaluated further than their bound shows they cannot win.
+  // `exhaustive`: every candidate to the end. (The replay costs P plan builds per candidate
+  // that reaches it; the sample, 6 nodes' worth and up to 8 members of each of their tiers'
+  // groups.)
   struct Pending {
     Candidate c;
     Config cfg;
@@ -172,7 +173,9 @@ std::vector<Candidate> model_candidates(Collective coll, const Config &cfg, cons
   if (considered) *considered = pending.size();
   struct Item {
     double key;
-    int level;  // 0: rank-0 bound, 1: rank 0's node's bound, 2: the model's time (a sample of nodes)
+    // 0: rank-0 bound, 1: rank 0's node's bound, 2: the per-rank model over a sample of nodes,
+    // 3: the replay of every rank's plan (where affordable; level 2's time bounds it below).
+    int level;
     std::size_t i;
     bool operator>(const Item &o) const {
       return key > o.key || (key == o.key && (level < o.level || (level == o.level && i > o.i)));
@@ -193,6 +196,8 @@ std::vector<Candidate> model_candidates(Collective coll, const Config &cfg, cons
       heap.push({node_bound(*p.c.algo, request(it.i), m, topo), 1, it.i});
     } else if (it.level == 1) {
       heap.push({predict(*p.c.algo, request(it.i), m, topo, false).seconds, 2, it.i});
+    } else if (it.level == 2 && replay_affordable(make_plan(*p.c.algo, request(it.i)), shape.size)) {
+      heap.push({replay(*p.c.algo, request(it.i), m, topo).seconds, 3, it.i});
     } else {
       p.c.seconds = it.key;
       out.push_back(p.c);

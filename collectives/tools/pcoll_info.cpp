@@ -371,13 +371,23 @@ int main(int argc, char **argv) {
                 human_bytes(double(L.intra_bytes)).c_str(), L.inter_messages,
                 human_bytes(double(L.inter_bytes)).c_str(), rpn);
   // The cost model `auto` uses (a sample of nodes), and every node's plans beside it.
+  // The cost model `auto` uses: each rank's own rounds over a sample of nodes (and every node
+  // beside it), then the replay of every rank's plan, where its chains of waits show.
   const Prediction pred = predict(*algo, req, *machine, topo, false);
   const Prediction every = predict(*algo, req, *machine, topo, true);
-  std::printf(
-      "\n  model (PCOLL_MACHINE)  %.3f us, critical rank %d (every node, not only auto's sample: "
-      "%.3f us); machine %s\n",
-      pred.seconds * 1e6, pred.critical_rank, every.seconds * 1e6, machine->source.c_str());
-  for (const auto &[phase, sec] : pred.phases)
+  const auto t_replay = std::chrono::steady_clock::now();
+  const Prediction played = replay(*algo, req, *machine, topo);
+  const double replay_ms =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_replay).count() * 1e3;
+  const bool affordable = replay_affordable(s.plans[0], ranks);
+  std::printf("\n  model (PCOLL_MACHINE)  machine %s\n", machine->source.c_str());
+  std::printf("    each rank's rounds   %.3f us over auto's sample of nodes (every node: %.3f us)\n",
+              pred.seconds * 1e6, every.seconds * 1e6);
+  std::printf("    replayed             %.3f us, critical rank %d (every rank's plan against the "
+              "others'; %.1f ms%s)\n",
+              played.seconds * 1e6, played.critical_rank, replay_ms,
+              affordable ? "" : "; beyond auto's budget: auto uses the sample for this one");
+  for (const auto &[phase, sec] : played.phases)
     std::printf("      %-18s %.3f us\n", phase.c_str(), sec * 1e6);
   std::printf("      busiest node link  %s in one round\n", human_bytes(pred.link_bytes).c_str());
   std::printf(

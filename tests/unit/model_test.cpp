@@ -383,3 +383,141 @@ TEST_CASE("alltoall auto: the size rule on one node, the cost model across nodes
     CHECK(std::string(large.algo->name) != "node_aware");
   }
 }
+
+namespace {
+
+// A test schedule (not registered): a pipeline. Rank r > 0 receives the vector from r - 1 in
+// its first round and forwards it to r + 1 in its second, so every rank's own rounds are two
+// messages while the last rank waits for a chain of P - 1.
+Plan chain_build(const PlanRequest &req) {
+  Plan plan;
+  const int ph = plan.phase_index("chain");
+  plan.tmp_elems = req.count;
+  if (req.rank > 0) add_recv(plan.new_round(ph), req.rank - 1, tmp_range(0, req.count));
+  if (req.rank + 1 < req.size) add_send(plan.new_round(ph), req.rank + 1, out_range(0, req.count));
+  return plan;
+}
+
+// Ranks 0, 1 on node 0 and 2, 3 on node 1. In its first round 0 sends one value to 1 and the
+// vector to 2, which forwards one value to 3 as it receives; 1 and 3 exchange the vector in
+// their second rounds, as soon as their one value is in. Round by round the two vectors cross
+// in different round indices, on both sides; in time they overlap.
+Plan overlap_build(const PlanRequest &req) {
+  Plan plan;
+  const int ph = plan.phase_index("overlap");
+  plan.tmp_elems = req.count;
+  const std::size_t n = req.count;
+  switch (req.rank) {
+    case 0: {
+      Round &r = plan.new_round(ph);
+      add_send(r, 1, out_range(0, 1));
+      add_send(r, 2, out_range(0, n));
+      break;
+    }
+    case 1:
+      add_recv(plan.new_round(ph), 0, tmp_range(0, 1));
+      add_send(plan.new_round(ph), 3, out_range(0, n));
+      break;
+    case 2: {
+      Round &r = plan.new_round(ph);
+      add_recv(r, 0, tmp_range(0, n));
+      add_send(r, 3, out_range(0, 1));
+      break;
+    }
+    default:
+      add_recv(plan.new_round(ph), 2, tmp_range(0, 1));
+      add_recv(plan.new_round(ph), 1, tmp_range(0, n));
+      break;
+  }
+  return plan;
+}
+
+AlgorithmInfo test_algorithm(const char *name, Plan (*build)(const PlanRequest &)) {
+  AlgorithmInfo a;
+  a.coll = Collective::allreduce;
+  a.name = name;
+  a.build = build;
+  return a;
+}
+
+PlanRequest request_for(const AlgorithmInfo &a, int P, std::size_t count, int rpn) {
+  CallShape shape = CallShape::in_units(Collective::allreduce, P, count, 8);
+  shape.ranks_per_node = rpn;
+  return plan_request(a, load_config(), 0, shape);
+}
+
+}  // namespace
+
+TEST_CASE("the replay charges chains of waits across ranks", "[model]") {
+  // One node, 1 us and 1 GB/s per message, no overheads: a message of 1000 B costs 2 us alone.
+  const auto m = machine(text(1e-6, 1e9, 1e-6, 1e9, 1e15));
+  const AlgorithmInfo chain = test_algorithm("test_chain", chain_build);
+  for (int P : {2, 3, 8, 33}) {
+    const PlanRequest req = request_for(chain, P, 125, 0);
+    const Topology topo = Topology::blocks(P, 0);
+    INFO("P=" << P);
+    // Each rank alone: its own two messages at most.
+    CHECK(predict(chain, req, *m, topo, true).seconds == Approx(std::min(P - 1, 2) * 2e-6));
+    // Replayed: the chain of P - 1 messages, ending on the last rank.
+    const Prediction r = replay(chain, req, *m, topo);
+    CHECK(r.valid);
+    CHECK(r.seconds == Approx((P - 1) * 2e-6).epsilon(1e-12));
+    CHECK((r.critical_rank == P - 1 || r.critical_rank == P - 2));
+    REQUIRE(r.phases.size() == 1);
+    CHECK(r.phases[0].second == Approx(r.seconds));
+  }
+}
+
+TEST_CASE("the replay on a torus: messages of different rounds overlapping in time share links",
+          "[model]") {
+  // Two nodes on a ring of 2 (one link each way), 1 GB/s per link; everything else free. 1 MB
+  // from rank 0 to rank 2 in 0's first round, and from 1 to 3 in 1's second round, which
+  // begins as soon as a tiny message from 0 is in: the two cross the same link at once.
+  const auto m = machine(text(0, 1e15, 0, 1e15, 1e15,
+                              "[torus]\ndims = [2]\nlink_bandwidth = 1e9\nhop_latency = 0\n"));
+  const AlgorithmInfo ov = test_algorithm("test_overlap", overlap_build);
+  const std::size_t n = 125000;  // 1 MB
+  const PlanRequest req = request_for(ov, 4, n, 2);
+  const Topology topo = Topology::blocks(4, 2);
+  // Round by round each big message has the link to itself: 1 ms.
+  CHECK(predict(ov, req, *m, topo, true).seconds == Approx(1e-3).epsilon(1e-6));
+  // In time they share it: 2 MB over the link.
+  CHECK(replay(ov, req, *m, topo).seconds == Approx(2e-3).epsilon(1e-3));
+}
+
+TEST_CASE("the replay: never below every rank's own rounds, equal to them in lockstep", "[model]") {
+  const std::vector<std::shared_ptr<const Machine>> machines = {
+      machine(text(1e-6, 1e9, 1e-6, 1e9, 1e15, "", 0, "2e9")),  // flat
+      machine(text(0.3e-6, 20e9, 1.5e-6, 40e9, 50e9,
+                   "[[tier]]\nnodes = 4\nbandwidth = 50e9\nlatency = 0.5e-6\n")),
+      machine(text(0.3e-6, 10e9, 0.5e-6, 6.8e9, 13e9,
+                   "[torus]\ndims = [2, 3, 2]\nlink_bandwidth = 6.8e9\nhop_latency = 0.49e-6\n"))};
+  const Config cfg = load_config();
+  for (std::size_t mi = 0; mi < machines.size(); ++mi)
+    for (int P : {8, 48, 96, 100})
+      for (std::size_t S : {1, 512}) {
+        CallShape shape = CallShape::in_units(Collective::allreduce, P, S * P, 8);
+        shape.ranks_per_node = 8;
+        const Topology topo = Topology::blocks(P, 8);
+        for (const AlgorithmInfo *a : algorithms_of(Collective::allreduce)) {
+          if (a->is_vendor() || !restriction_failure(*a, shape, cfg).empty()) continue;
+          const PlanRequest req = plan_request(*a, cfg, 0, shape);
+          const double every = predict(*a, req, *machines[mi], topo, true).seconds;
+          const Prediction r = replay(*a, req, *machines[mi], topo);
+          INFO(a->name << " machine " << mi << " P=" << P << " S=" << S);
+          CHECK(r.valid);
+          CHECK(r.seconds >= every * (1 - 1e-12));
+        }
+      }
+  // Lockstep schedules on one flat node: every rank's rounds take the same time, so nobody
+  // waits and the replay is the closed form too.
+  for (const char *algo : {"recursive_doubling", "ring", "rabenseifner"})
+    for (int P : {2, 4, 8, 16}) {
+      const AlgorithmInfo *a = find_algorithm(Collective::allreduce, algo);
+      const PlanRequest req = request_for(*a, P, 1024, 0);
+      INFO(algo << " P=" << P);
+      CHECK(replay(*a, req, *machines[0], Topology::blocks(P, 0)).seconds ==
+            Approx(predict(*a, req, *machines[0], Topology::blocks(P, 0), true).seconds)
+                .epsilon(1e-9));
+    }
+}
