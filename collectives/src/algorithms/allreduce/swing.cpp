@@ -154,13 +154,6 @@ const AlgorithmInfo &swing_allreduce_info() {
         "P; count < P': recursive doubling";
     a.source = "De Sensi et al., Swing: Short-cutting Rings for Higher Bandwidth Allreduce (NSDI 2024)";
     a.restrictions.needs_commutative = true;
-    // Not yet among auto's candidates: in simulation the cost model is within 2-3% of it on the
-    // Polaris- and Aurora-like platforms (where it is the fastest schedule in 8 of 25 cells),
-    // but 32-34% too fast on the Fugaku-like torus, where with 48 ranks per node it moves 1.57x
-    // Rabenseifner's off-node bytes and is slower than Rabenseifner; as a candidate it would be
-    // picked there where Rabenseifner and CHiArA are 1.1-1.3x faster (docs/simulation.md). A
-    // rule may name it (inputs/rules/aurora.toml does).
-    a.auto_candidate = false;
     a.build = build;
     a.model = [](const PlanRequest &req, const CostParams &c) {
       return rabenseifner_allreduce_info().model(req, c);
