@@ -245,10 +245,19 @@ for exp in ${experiments}; do
                     # auto apart, after a warm-up call: its first call of a shape broadcasts
                     # rank 0's model choice (a 512-byte MPI_Bcast), which the cached calls an
                     # application makes afterwards do not pay. Re-run when its picks change.
+                    picks="picks: $(awk -F'\t' '!($1 in p) { p[$1] = $2; printf "%s=%s ", $1, $2 }' "${cand}")"
                     add_cell "auto-${p}-P${P}-auto" bench "${p}" "${P}" mpich \
                         "PCOLL_RULES=none PCOLL_MACHINE=${machine}" \
-                        "--algos auto --per-rank-segment ${segments// /,} --warmup 1" \
-                        "picks: $(awk -F'\t' '!($1 in p) { p[$1] = $2; printf "%s=%s ", $1, $2 }' "${cand}")"
+                        "--algos auto --per-rank-segment ${segments// /,} --warmup 1" "${picks}"
+                    # auto again under the ompi selector: a call's simulated time depends on
+                    # the vendor collectives around it (the barrier before it leaves the ranks
+                    # skewed differently: pcoll's Rabenseifner after the ompi selector's barrier
+                    # is the ompi selector's allreduce to the nanosecond, and 5% slower after
+                    # the mpich selector's at P = 256, 16 KiB), so each selector is compared
+                    # with auto run under that same selector.
+                    add_cell "auto-${p}-P${P}-auto-ompi" bench "${p}" "${P}" ompi \
+                        "PCOLL_RULES=none PCOLL_MACHINE=${machine}" \
+                        "--algos auto --per-rank-segment ${segments// /,} --warmup 1" "${picks}"
                     add_cell "fig11-${p}-P${P}-ompi-vendor" bench "${p}" "${P}" ompi "-" \
                         "--algos vendor --per-rank-segment ${segments// /,}"
                 done

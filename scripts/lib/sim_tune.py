@@ -46,7 +46,7 @@ def sim_times(out, plat, P):
     """{(spec, S): seconds} over the candidate cells of (plat, P), the vendor included."""
     t = {}
     for path in glob.glob(os.path.join(out, "cells", f"auto-{plat}-P{P}-*.csv")):
-        if not re.search(r"-(auto|rules)\.csv$", path):  # auto's own cells: judged, not candidates
+        if not re.search(r"-(auto|rules)(-ompi)?\.csv$", path):  # auto's own cells: judged, not candidates
             t.update(times(path))
     return t
 
