@@ -44,7 +44,8 @@ int PCOLL_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
 
 /* MPI_Bcast, MPI_Reduce and MPI_Barrier semantics: any root, count 0, MPI_IN_PLACE at the
- * reduce root, non-commutative ops reduced in rank order (every algorithm). */
+ * reduce root, non-commutative ops reduced in rank order (every algorithm but bine, which declares
+ * it needs a commutative op and hands such calls to the vendor). */
 int PCOLL_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int PCOLL_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm);

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "../../registry.hpp"
+#include "../patterns/bine.hpp"
 #include "../patterns/fold.hpp"
 
 namespace pcoll {
@@ -45,17 +46,7 @@ const AlgorithmInfo &recursive_doubling_allreduce_info();
 const AlgorithmInfo &rabenseifner_allreduce_info();  // the same cost
 namespace {
 
-long long rho(int s) {
-  long long v = 0, p = 1;
-  for (int i = 0; i <= s; ++i, p *= -2) v += p;
-  return v;
-}
-
-int peer(int r, int s, int q) {
-  const long long d = rho(s), qq = q;
-  const long long v = (r % 2 == 0) ? r + d : r - d;
-  return static_cast<int>(((v % qq) + qq) % qq);
-}
+using bine::peer;
 
 // The block tree of Q = 2^L new ranks: start[t][x] = the first leaf position of R(x, t) (R(x, t)
 // spans 2^(L-t) consecutive positions), leaf order depth-first, the child holding the smaller
