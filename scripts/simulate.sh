@@ -96,9 +96,10 @@ fi
 [[ "${jobs}" =~ ^[1-9][0-9]*$ ]] || pcoll_die "--jobs must be a positive integer, got '${jobs}'"
 [[ "${cell_limit}" =~ ^[0-9]+$ ]] || pcoll_die "--cell-limit must be whole minutes >= 0 (0: none), got '${cell_limit}'"
 # A marker left by a cell that ran out of a shorter --cell-limit than this run's is removed, so
-# that the cell (or its schedules) is retried; a crash's marker stays.
+# that the cell (or its schedules) is retried; a crash's marker stays. --list changes nothing.
 forget_short_limits() {
     local f l
+    ((list_only == 0)) || return 0
     for f in "$@"; do
         [[ -e "${f}" ]] || continue
         l="$(sed -n 's/^limit: //p' "${f}")"
