@@ -185,8 +185,13 @@ TEST_CASE("bounds: rank 0 alone <= a sample of nodes <= every node", "[model]") 
         CHECK(lb <= nb * (1 + 1e-12));
         CHECK(nb <= sampled * (1 + 1e-12));
         CHECK(sampled <= every * (1 + 1e-12));
-        // Where the nodes repeat one another (P a power of two) the sample is the whole.
-        if ((P & (P - 1)) == 0) CHECK(sampled == Approx(every).epsilon(1e-9));
+        // Where the nodes repeat one another (P a power of two, and a plan that is the same on
+        // every node up to a shift of ranks) the sample is the whole. Bine's tree is not: its
+        // subtrees hang at distances 1, 1, 3, 5, ... in negabinary order, so which node carries
+        // the most children differs from node to node and a sample may miss it (13% low at P =
+        // 1024, 4 KiB per rank); the replay, which auto runs on it, covers every rank.
+        if ((P & (P - 1)) == 0 && std::string(a->name) != "bine")
+          CHECK(sampled == Approx(every).epsilon(1e-9));
       }
     }
 }
