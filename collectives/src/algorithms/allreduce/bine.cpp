@@ -24,8 +24,8 @@
 #include <cmath>
 
 #include "../../registry.hpp"
-#include "../patterns/bine.hpp"
 #include "../patterns/fold.hpp"
+#include "../patterns/swing.hpp"
 
 namespace pcoll {
 namespace {
@@ -42,19 +42,8 @@ Plan build(const PlanRequest &req) {
   f.fold(plan, req.rank, work, scratch, fold_ph);
   const int nr = f.new_rank(req.rank);
   if (nr >= 0) {
-    const bine::TreeNode node = bine::tree_node(nr, f.pof2);
-    // Up the tree: the children's partial results, the smallest subtree first (the reverse of
-    // the broadcast's order), reduced as each arrives; then the own one to the parent.
-    for (auto c = node.children.rbegin(); c != node.children.rend(); ++c) {
-      Round &r = plan.new_round(reduce);
-      const int rv = add_recv(r, f.real_rank(*c), scratch);
-      add_reduce(r, scratch, work, /*src_is_left=*/false, rv);
-    }
-    if (node.parent >= 0) {
-      add_send(plan.new_round(reduce), f.real_rank(node.parent), work);
-      add_recv(plan.new_round(bcast), f.real_rank(node.parent), work);
-    }
-    for (int c : node.children) add_send(plan.new_round(bcast), f.real_rank(c), work);
+    bine_reduce(plan, f, nr, /*root=*/0, work, scratch, reduce);
+    bine_bcast(plan, f, nr, /*root=*/0, work, bcast);
   }
   f.unfold(plan, req.rank, work, unfold_ph);
   return plan;

@@ -15,7 +15,8 @@
 // the steps. These sets form one binary tree over all new ranks (checked for P' = 2..1024: each
 // R(r, t) is the disjoint union of two sets of level t+1, and partners share theirs), so the
 // blocks are laid out in the tree's leaf order and every set a step sends is one contiguous
-// range: one message per step, as in Rabenseifner's. (The Bine trees of the same authors,
+// range: one message per step, as in Rabenseifner's (the schedule is in ../patterns/swing.hpp,
+// which chiara_loglane's swing lane phase runs too). (The Bine trees of the same authors,
 // SC 2025, reach contiguity by renumbering the ranks; this layout keeps the ranks and reorders
 // the blocks instead.) Each block is reduced on one rank only and then copied: all ranks hold
 // identical bits. Contributions meet out of rank order: commutative ops only.
@@ -30,63 +31,15 @@
 // Cost (as Rabenseifner's, f = 1 if P is not a power of two):
 //   T = (2 log2 P' + 2f) alpha + (2 (P'-1)/P' + 2f) beta n + ((P'-1)/P' + f) gamma n.
 // Temporary: n bytes.
-#include <algorithm>
-#include <memory>
-#include <mutex>
-#include <utility>
-#include <vector>
-
 #include "../../registry.hpp"
-#include "../patterns/bine.hpp"
 #include "../patterns/fold.hpp"
+#include "../patterns/swing.hpp"
 
 namespace pcoll {
 
 const AlgorithmInfo &recursive_doubling_allreduce_info();
 const AlgorithmInfo &rabenseifner_allreduce_info();  // the same cost
 namespace {
-
-using bine::peer;
-
-// The block tree of Q = 2^L new ranks: start[t][x] = the first leaf position of R(x, t) (R(x, t)
-// spans 2^(L-t) consecutive positions), leaf order depth-first, the child holding the smaller
-// rank first.
-std::vector<std::vector<int>> block_tree(int q, int L) {
-  std::vector<std::vector<int>> lo(static_cast<std::size_t>(L) + 1, std::vector<int>(q));
-  for (int x = 0; x < q; ++x) lo[static_cast<std::size_t>(L)][static_cast<std::size_t>(x)] = x;
-  for (int t = L - 1; t >= 0; --t)
-    for (int x = 0; x < q; ++x)
-      lo[static_cast<std::size_t>(t)][static_cast<std::size_t>(x)] =
-          std::min(lo[static_cast<std::size_t>(t) + 1][static_cast<std::size_t>(x)],
-                   lo[static_cast<std::size_t>(t) + 1][static_cast<std::size_t>(peer(x, t, q))]);
-  // Top-down: a set at level t starting at position p puts the child with the smaller least
-  // rank at p, the other at p + 2^(L-t-1).
-  std::vector<std::vector<int>> start(static_cast<std::size_t>(L) + 1, std::vector<int>(q, 0));
-  for (int t = 0; t < L; ++t)
-    for (int x = 0; x < q; ++x) {
-      const auto T = static_cast<std::size_t>(t);
-      const int y = peer(x, t, q);
-      const bool first = lo[T + 1][static_cast<std::size_t>(x)] < lo[T + 1][static_cast<std::size_t>(y)];
-      start[T + 1][static_cast<std::size_t>(x)] =
-          start[T][static_cast<std::size_t>(x)] + (first ? 0 : 1 << (L - t - 1));
-    }
-  return start;
-}
-
-// The tree depends on Q alone and costs O(Q log Q); every rank of a call needs it, and the
-// cost model builds every rank's plan (P plans: O(P^2 log P) without this), so the last few
-// trees are kept, read-only, behind a lock.
-std::shared_ptr<const std::vector<std::vector<int>>> shared_block_tree(int q, int L) {
-  static std::mutex lock;
-  static std::vector<std::pair<int, std::shared_ptr<const std::vector<std::vector<int>>>>> kept;
-  const std::lock_guard<std::mutex> hold(lock);
-  for (const auto &[k, tree] : kept)
-    if (k == q) return tree;
-  auto tree = std::make_shared<const std::vector<std::vector<int>>>(block_tree(q, L));
-  if (kept.size() >= 4) kept.erase(kept.begin());
-  kept.emplace_back(q, tree);
-  return tree;
-}
 
 Plan build(const PlanRequest &req) {
   Plan plan;
@@ -101,32 +54,8 @@ Plan build(const PlanRequest &req) {
   f.fold(plan, req.rank, work, scratch, fold_ph);
   const int nr = f.new_rank(req.rank);
   if (nr >= 0) {
-    const int Q = f.pof2, L = f.log2_pof2();
-    const auto start = shared_block_tree(Q, L);
-    const auto &start_of = *start;
-    const BlockSplit blocks{n, static_cast<std::size_t>(Q)};
-    // Element range of R(x, t): 2^(L-t) blocks from position start[t][x].
-    auto elems = [&](int x, int t) {
-      const auto T = static_cast<std::size_t>(t), X = static_cast<std::size_t>(x);
-      const auto p = static_cast<std::size_t>(start_of[T][X]);
-      const std::size_t e = p + (std::size_t{1} << (L - t));
-      return sub(work, blocks.offset(p), blocks.offset(e) - blocks.offset(p));
-    };
-    for (int s = 0; s < L; ++s) {
-      const int pr = peer(nr, s, Q), partner = f.real_rank(pr);
-      const Range send = elems(pr, s + 1), keep = elems(nr, s + 1);
-      const Range in = sub(scratch, keep.off - work.off, keep.len);
-      Round &r = plan.new_round(rs);
-      add_send(r, partner, send);
-      const int rv = add_recv(r, partner, in);
-      add_reduce(r, in, keep, /*src_is_left=*/pr < nr, rv);
-    }
-    for (int s = L - 1; s >= 0; --s) {
-      const int pr = peer(nr, s, Q), partner = f.real_rank(pr);
-      Round &r = plan.new_round(ag);
-      add_send(r, partner, elems(nr, s + 1));
-      add_recv(r, partner, elems(pr, s + 1));
-    }
+    swing_reduce_scatter(plan, f, nr, work, scratch, rs);
+    swing_allgather(plan, f, nr, work, ag);
   }
   f.unfold(plan, req.rank, work, unfold_ph);
   return plan;

@@ -1,0 +1,37 @@
+// Schedules on Swing's distances (patterns/bine.hpp: rho(s) = 1, -1, 3, -5, ...), shared by the
+// algorithms that run them on the whole communicator (the swing and bine allreduces) and by
+// chiara_loglane, which runs them inside a group (along each CHiArA lane): the bandwidth-optimal
+// Swing reduce-scatter and the allgather that undoes it (De Sensi et al., "Swing: Short-cutting
+// Rings for Higher Bandwidth Allreduce", NSDI 2024), and the reduction up and broadcast down a
+// Bine tree (De Sensi et al., "Bine Trees: Enhancing Collective Operations by Optimizing
+// Communication Locality", SC 2025). All run among the f.pof2 new ranks of a power-of-two fold
+// (patterns/fold.hpp); a group's members are named by a RankMap.
+#pragma once
+
+#include "../../plan.hpp"
+#include "fold.hpp"
+
+namespace pcoll {
+
+// Swing's reduce-scatter among the new ranks: `work` is cut into f.pof2 blocks laid out in the
+// order of Swing's peer tree (swing.cpp's header), so every step sends one contiguous range; in
+// step s new rank nr sends the partial sums its peer r +- rho(s) will own and reduces what it
+// receives (into `scratch` at the same offset, scratch.len >= work.len), the lower new rank on
+// the left. nr ends owning one fully reduced block. work.len >= f.pof2 (no empty block).
+void swing_reduce_scatter(Plan &plan, const PowerOfTwoFold &f, int nr, Range work, Range scratch,
+                          int phase, RankMap map = {});
+// The allgather that retraces swing_reduce_scatter's steps: afterwards every new rank holds all
+// of `work`.
+void swing_allgather(Plan &plan, const PowerOfTwoFold &f, int nr, Range work, int phase,
+                     RankMap map = {});
+
+// The Bine tree of the new ranks rooted at new rank `root` (the tree of root 0 shifted by root,
+// so its edges keep Swing's distances): bine_reduce reduces every new rank's `work` up the tree
+// into the root's (children's partial results received into `scratch`, the smallest subtree
+// first, one round each), bine_bcast sends the root's `work` back down it.
+void bine_reduce(Plan &plan, const PowerOfTwoFold &f, int nr, int root, Range work, Range scratch,
+                 int phase, RankMap map = {});
+void bine_bcast(Plan &plan, const PowerOfTwoFold &f, int nr, int root, Range work, int phase,
+                RankMap map = {});
+
+}  // namespace pcoll
