@@ -43,11 +43,11 @@ inline const std::vector<ExtraVariant> &extra_variants() {
     v.push_back({"allreduce", "ring", {{"ring_segment", "64"}}, mpi});
     v.push_back({"allreduce", "chiara", {{"ranks_per_node", "2"}, {"chiara_krs", "3"}}, mpi});
     v.push_back({"allreduce", "chiara", {{"chiara_kag", "3"}}, mpi});
-    for (const char *lane : {"flat", "doubling", "halving"})
+    for (const char *lane : {"flat", "doubling", "halving", "swing", "bine"})
       v.push_back({"allreduce",
                    "chiara_loglane",
                    {{"chiara_lane", lane}},
-                   std::string(lane) == "halving" ? both : symbolic});
+                   std::string(lane) == "flat" || std::string(lane) == "doubling" ? symbolic : both});
     v.push_back({"allreduce",
                  "chiara_loglane",
                  {{"chiara_lane", "doubling"}, {"ranks_per_node", "2"}, {"chiara_krs", "3"}},

@@ -118,7 +118,7 @@ TEST_CASE("chiara_loglane allreduce: every batch size, LaneOp, radices, node siz
   const std::vector<std::pair<const char *, const char *>> radices = {{"2", "2"}, {"3", "auto"}};
   for (int b = 1; b <= P; ++b) {
     if (P % b) continue;
-    for (const char *lane : {"auto", "flat", "doubling", "halving"}) {
+    for (const char *lane : {"auto", "flat", "doubling", "halving", "swing", "bine"}) {
       for (const auto &k : radices) {
         const Set set = {{"allreduce", "chiara_loglane"},
                          {"chiara_batch", std::to_string(b)},

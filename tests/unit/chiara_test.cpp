@@ -262,7 +262,7 @@ TEST_CASE("chiara_loglane: every divisor b, LaneOp, radices, odd counts, P = 1..
     for (int b : divisors(P)) {
       if (!mine()) continue;
       const std::string bs = std::to_string(b);
-      for (const char *lane : {"auto", "flat", "doubling", "halving"}) {
+      for (const char *lane : {"auto", "flat", "doubling", "halving", "swing", "bine"}) {
         // Phase I leaves block d at lane i whatever the radices, so the lane schedules meet every
         // radix through one combined sweep (chiara's own test sweeps k_RS and k_AG apart).
         for (std::size_t count : counts(P, b)) {
@@ -378,13 +378,14 @@ TEST_CASE("chiara_loglane: lane rounds are logarithmic in B", "[plan][chiara][lo
       const std::size_t count = static_cast<std::size_t>(B) * B * 2 + 5;
       const Set base = {{"chiara_batch", std::to_string(b)}};
       const Schedule flat = schedule_of("chiara", base, P, count);
-      for (const char *lane : {"doubling", "halving"}) {
+      for (const char *lane : {"doubling", "halving", "swing"}) {
         Set set = base;
         set.emplace_back("chiara_lane", lane);
         const Schedule s = schedule_of("chiara_loglane", set, P, count);
         INFO("P=" << P << " b=" << b << " B=" << B << " lane=" << lane << ": " << s.error);
         REQUIRE(s.error.empty());
-        const bool halving = std::string(lane) == "halving";
+        // Swing's reduce-scatter and allgather have halving's rounds (other partners).
+        const bool halving = std::string(lane) != "doubling";
         for (int r = 0; r < P; r += (P > 64 ? 7 : 1)) {
           const int x = r / b, i = r % b;
           int stages = 0;
@@ -413,7 +414,7 @@ TEST_CASE("chiara_loglane: lane rounds are logarithmic in B", "[plan][chiara][lo
 }
 
 TEST_CASE("chiara_loglane: only the lane phases cross nodes", "[chiara][loglane][ledger]") {
-  for (const char *lane : {"doubling", "halving"}) {
+  for (const char *lane : {"doubling", "halving", "swing", "bine"}) {
     const Schedule s =
         schedule_of("chiara_loglane", {{"chiara_batch", "8"}, {"chiara_lane", lane}}, 64, 64 * 100);
     REQUIRE(s.error.empty());
@@ -432,8 +433,10 @@ TEST_CASE("chiara_loglane: only the lane phases cross nodes", "[chiara][loglane]
           }
         }
       }
-    // B = 8 lanes ranks, 8 lanes: log2 8 = 3 exchanges per lane rank, twice for halving.
-    CHECK(lane_msgs == std::size_t(8 * 8 * 3 * (std::string(lane) == "halving" ? 2 : 1)));
+    // B = 8 lanes ranks, 8 lanes: log2 8 = 3 exchanges per lane rank, twice for halving and
+    // swing; bine: each of a lane's 7 tree edges once up and once down.
+    const std::string l = lane;
+    CHECK(lane_msgs == std::size_t(l == "bine" ? 8 * 2 * 7 : 8 * 8 * 3 * (l == "doubling" ? 1 : 2)));
   }
 }
 
@@ -457,6 +460,7 @@ TEST_CASE("chiara_loglane: auto LaneOp follows the block size", "[chiara][loglan
   // The parameter's choices are the enum's order.
   const ParamSpec &spec = param_table()[param_index("chiara_lane")];
   for (ChiaraLane l :
-       {ChiaraLane::automatic, ChiaraLane::flat, ChiaraLane::doubling, ChiaraLane::halving})
+       {ChiaraLane::automatic, ChiaraLane::flat, ChiaraLane::doubling, ChiaraLane::halving,
+        ChiaraLane::swing, ChiaraLane::bine})
     CHECK(parse_integer(spec, chiara_lane_name(l)) == static_cast<long long>(l));
 }

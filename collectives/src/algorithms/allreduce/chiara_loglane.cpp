@@ -13,11 +13,22 @@
 //                         not a power of two; bandwidth-optimal;
 //   chiara_lane=doubling  butterfly of whole blocks ("lane_reduce", with the fold) and the
 //                         unfold ("lane_bcast"); latency-optimal for small blocks;
+//   chiara_lane=swing     Swing's reduce-scatter and allgather of the block (De Sensi et al.,
+//                         NSDI 2024): halving's rounds and volumes, with partners at distances
+//                         1, 1, 3, 5, 11, ... lane ranks, nearer on a ring or torus of batches;
+//   chiara_lane=bine      reduce up and broadcast down a Bine tree (De Sensi et al., SC 2025)
+//                         rooted at a member that rotates with the block: whole blocks, 2 log2 B
+//                         rounds, each block crossing every tree edge once each way;
 //   chiara_lane=flat      the paper's LaneOp: the plan is exactly chiara's;
 //   chiara_lane=auto      halving for blocks of at least chiara_lane_crossover bytes (and B'
 //                         elements), doubling below. Schedules in ../chiara/chiara.hpp.
 // Each element is still reduced on one rank in one fixed order per step, and the butterfly
 // partners evaluate the same expression, so all ranks hold identical bits.
+//
+// Prior art for a lane phase that is itself an allreduce across nodes, one per lane: Traff and
+// Hunold, "Decomposing Collectives for Exploiting Multi-lane Communication" (IEEE TPDS, 2020), and
+// the multi-leader allreduce of Bayatpour, Chakraborty, Subramoni, Lu and Panda, "Scalable
+// Reduction Collectives with Data Partitioning-based Multi-Leader Design" (SC 2017).
 //
 // Restrictions: commutative op (Phase I's fold and radix-k exchange combine the lanes of a batch
 // out of rank order; the lane schedules themselves keep batch order); PCOLL_CHIARA_BATCH, when
@@ -26,6 +37,8 @@
 // and III as chiara; Phase II
 //   halving:  (2 log2 B' + 2f) alpha + (2 (B'-1)/B' + 2f) beta n/B + ((B'-1)/B' + f) gamma n/B,
 //   doubling: (log2 B' + 2f)(alpha + beta n/B) + (log2 B' + f) gamma n/B,
+//   swing:    as halving,
+//   bine:     2 (log2 B' + f)(alpha + beta n/B) + (log2 B' + f) gamma n/B,
 // instead of 2(B-1)(alpha + beta n/B) + (B-1) gamma n/B. An estimate (chiara_model); the ledger
 // has the exact count. Temporary: as chiara's Phase I, or one block, whichever is larger.
 #include "../chiara/chiara.hpp"
@@ -40,14 +53,16 @@ std::vector<ParamSpec> params() {
   std::vector<ParamSpec> p = chiara_params();
   p.push_back(
       ParamSpec::choice("chiara_lane", "auto")
-          .one_of({"auto", "flat", "doubling", "halving"})
+          .one_of({"auto", "flat", "doubling", "halving", "swing", "bine"})
           .about(
               "chiara_loglane's LaneOp along each lane across the B batches: flat = the paper's "
               "gather at the rotating root and broadcast back (2(B-1) block messages, exactly "
               "chiara), doubling = butterfly allreduce of the whole block (log2 B rounds), halving "
               "= recursive-halving reduce-scatter + recursive-doubling allgather of the block (2 "
-              "log2 B rounds, 2 block volumes); auto = halving when a block has at least "
-              "chiara_lane_crossover bytes and B' elements, else doubling"));
+              "log2 B rounds, 2 block volumes), swing = halving's rounds and volumes with "
+              "Swing's partners (distances 1, 1, 3, 5, 11, ...), bine = reduce and broadcast "
+              "along a Bine tree (2 log2 B rounds of whole blocks); auto = halving when a block "
+              "has at least chiara_lane_crossover bytes and B' elements, else doubling"));
   p.push_back(
       ParamSpec::integer("chiara_lane_crossover", "8k")
           .range(0, 1LL << 40)
@@ -64,7 +79,7 @@ std::vector<ParamSpec> params() {
 std::vector<std::vector<std::pair<std::string, std::string>>> tunings(const PlanRequest &req) {
   std::vector<std::vector<std::pair<std::string, std::string>>> out;
   for (const auto &b : chiara_batch_tunings(req))
-    for (const char *lane : {"flat", "doubling", "halving"}) {
+    for (const char *lane : {"flat", "doubling", "halving", "swing", "bine"}) {
       auto set = b;
       set.emplace_back("chiara_lane", lane);
       out.push_back(std::move(set));

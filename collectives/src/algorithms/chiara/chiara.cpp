@@ -6,6 +6,7 @@
 
 #include "../../config.hpp"
 #include "../patterns/fold.hpp"
+#include "../patterns/swing.hpp"
 
 namespace pcoll {
 
@@ -320,6 +321,10 @@ const char *chiara_lane_name(ChiaraLane lane) {
       return "doubling";
     case ChiaraLane::halving:
       return "halving";
+    case ChiaraLane::swing:
+      return "swing";
+    case ChiaraLane::bine:
+      return "bine";
   }
   return "?";
 }
@@ -351,16 +356,30 @@ void loglane_stage(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, 
   std::size_t cursor = 0;  // scratch is reused from stage to stage: rounds run in order
   const Range scratch = tmp_range(claim(buf, cursor, len), len);
   const int nr = f.new_rank(x);
+  // Swing's blocks need one element per new rank; smaller blocks take the butterfly (the same
+  // choice on every member of the lane: they all hold block d).
+  if (lane == ChiaraLane::swing && len < static_cast<std::size_t>(f.pof2))
+    lane = ChiaraLane::doubling;
+  const int root = d % f.pof2;  // bine: the tree's root rotates with the block
   if (reduce) {
     f.fold(plan, x, work, scratch, ph, lane_ranks);
     if (nr < 0) return;
-    if (lane == ChiaraLane::halving)
-      halving_reduce_scatter(plan, f, nr, work, scratch, ph, lane_ranks);
-    else
-      butterfly_allreduce(plan, f, nr, work, scratch, ph, lane_ranks);
+    switch (lane) {
+      case ChiaraLane::halving:
+        return halving_reduce_scatter(plan, f, nr, work, scratch, ph, lane_ranks);
+      case ChiaraLane::swing:
+        return swing_reduce_scatter(plan, f, nr, work, scratch, ph, lane_ranks);
+      case ChiaraLane::bine:
+        return bine_reduce(plan, f, nr, root, work, scratch, ph, lane_ranks);
+      default:
+        return butterfly_allreduce(plan, f, nr, work, scratch, ph, lane_ranks);
+    }
   } else {
-    if (nr >= 0 && lane == ChiaraLane::halving)
-      doubling_allgather(plan, f, nr, work, ph, lane_ranks);
+    if (nr >= 0) {
+      if (lane == ChiaraLane::halving) doubling_allgather(plan, f, nr, work, ph, lane_ranks);
+      if (lane == ChiaraLane::swing) swing_allgather(plan, f, nr, work, ph, lane_ranks);
+      if (lane == ChiaraLane::bine) bine_bcast(plan, f, nr, root, work, ph, lane_ranks);
+    }
     f.unfold(plan, x, work, ph, lane_ranks);
   }
 }
@@ -491,6 +510,10 @@ double chiara_model(const ChiaraShape &s, std::size_t ts, const CostParams &c, b
         case ChiaraLane::doubling:  // fold, butterfly, unfold (as recursive_doubling)
           t_total += (lg + 2 * fo) * (c.alpha + c.beta * blk) + (lg + fo) * c.gamma * blk;
           break;
+        case ChiaraLane::bine:  // fold, up and down the tree, unfold (as bine)
+          t_total += 2 * (lg + fo) * (c.alpha + c.beta * blk) + (lg + fo) * c.gamma * blk;
+          break;
+        case ChiaraLane::swing:    // as halving: the same rounds and volumes
         case ChiaraLane::halving:  // fold, halving, doubling, unfold (as rabenseifner)
           t_total += (2 * lg + 2 * fo) * c.alpha + (2 * (q - 1) / q + 2 * fo) * c.beta * blk +
                      ((q - 1) / q + fo) * c.gamma * blk;

@@ -105,9 +105,16 @@ void chiara_align(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, R
 //   halving   "lane_reduce": fold + recursive-halving reduce-scatter of the block;
 //             "lane_bcast": recursive-doubling allgather + unfold; 2 log2 B' rounds, 2 blocks
 //             sent and received per rank instead of 2(B-1) at the root;
-//   flat      the paper's LaneOp (chiara_lane_reduce / chiara_lane_bcast above).
+//   flat      the paper's LaneOp (chiara_lane_reduce / chiara_lane_bcast above);
+//   swing     "lane_reduce": fold + Swing's reduce-scatter of the block; "lane_bcast": Swing's
+//             allgather + unfold (../patterns/swing.hpp): halving's rounds and volumes with
+//             partners at distances 1, 1, 3, 5, 11, ... lane ranks instead of 1, 2, 4, ...;
+//             blocks of fewer than B' elements: doubling;
+//   bine      "lane_reduce": fold + reduction up a Bine tree to new rank d mod B' (the root
+//             rotates with the block, as the paper's lane root does); "lane_bcast": down the
+//             same tree + unfold; 2 log2 B' rounds of whole blocks, half the bytes of doubling.
 // The order matches the choices of the parameter chiara_lane (its integer value is the index).
-enum class ChiaraLane : int { automatic = 0, flat = 1, doubling = 2, halving = 3 };
+enum class ChiaraLane : int { automatic = 0, flat = 1, doubling = 2, halving = 3, swing = 4, bine = 5 };
 const char *chiara_lane_name(ChiaraLane lane);
 // chiara_lane of the request with auto resolved: halving when the smallest block has at least
 // chiara_lane_crossover bytes and at least B' (largest power of two <= B) elements, so that no
