@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """auto against the oracle in simulation: one platform's table, CSV and heatmap.
 
-    auto_report.py OUT PLATFORM
+    auto_report.py [--picks] OUT PLATFORM
 
 Reads what scripts/simulate.sh --experiments auto leaves in OUT:
   cells/auto-PLATFORM-P<P>-model<G>.csv   collbench: vendor (SMPI's mpich selector, in group 0)
@@ -21,6 +21,13 @@ algorithm, any parameter value the model considers); auto / oracle; auto's pick 
 model's time for it beside the simulated one; auto against the stronger of the two selectors.
 auto's own simulated time is the one judged; that it equals its pick's simulated time checks
 that the simulated ranks decided what pcoll-info --select says.
+
+--picks: judge auto by its pick's simulated time instead (no auto cell needed), where the
+candidates' cells hold the pick. For a model that changed after the cells were simulated:
+simulated times do not depend on the model, which only says which schedule auto runs, so
+`scripts/simulate.sh --experiments auto ... --list` (which rewrites auto-candidates/ with the
+current model) and this give the new model's picks against the same simulated schedules.
+Cells whose pick was never simulated are listed, not judged. Writes auto-PLATFORM-picks.*.
 """
 import csv
 import glob
@@ -47,10 +54,15 @@ def times(path):
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    picks = "--picks" in args
+    args = [a for a in args if a != "--picks"]
+    if len(args) != 2:
         raise SystemExit(__doc__)
-    out, plat = sys.argv[1], sys.argv[2]
+    out, plat = args
+    suffix = "-picks" if picks else ""
     cells = {}
+    unjudged = []  # (P, S, pick) whose pick has no simulated time (--picks)
     for tsv in glob.glob(os.path.join(out, "auto-candidates", f"{plat}-P*.tsv")):
         P = int(re.search(r"-P(\d+)\.tsv$", tsv).group(1))
         sim = {}
@@ -70,10 +82,16 @@ def main():
                 model.setdefault(int(S), []).append((spec, float(sec)))
         for S, cands in model.items():
             simulated = [(sim[(spec, S)], spec) for spec, _ in cands if (spec, S) in sim]
+            pick, pick_model = cands[0]
+            if picks:
+                if (pick, S) not in sim:
+                    unjudged.append((P, S, pick))
+                    continue
+                sim[("auto", S)] = sim[(pick, S)]
+                auto_ompi.pop(("auto", S), None)  # a run of another model's pick
             if not simulated or ("auto", S) not in sim or ("vendor", S) not in sim:
                 continue
             oracle_t, oracle = min(simulated)
-            pick, pick_model = cands[0]
             c = dict(P=P, S=S, oracle=oracle, oracle_s=oracle_t, auto_s=sim[("auto", S)],
                      pick=pick, pick_model_s=pick_model, pick_sim_s=sim.get((pick, S), math.nan),
                      mpich_s=sim.get(("vendor", S), math.nan),
@@ -99,7 +117,9 @@ def main():
 
     us = lambda s: f"{s * 1e6:10.1f}"
     lines = [f"auto on the cost model alone vs the oracle, {plat}-like platform (simulated, "
-             f"PCOLL_MACHINE=inputs/machines/{plat}.toml, PCOLL_RULES=none)", "",
+             f"PCOLL_MACHINE=inputs/machines/{plat}.toml, PCOLL_RULES=none)"
+             + ("; --picks: auto's time is its pick's simulated time (the pick of the model "
+                "that wrote auto-candidates/), not a simulated auto run" if picks else ""), "",
              f"{'P':>5} {'S':>5} {'oracle us':>10} {'oracle':<44} {'auto us':>10} {'auto/or':>7} "
              f"{'model us':>10} {'err':>6} {'mpich us':>10} {'ompi us':>10} {'sel/auto':>9}  auto's pick"]
     for (P, S), c in sorted(cells.items()):
@@ -126,9 +146,14 @@ def main():
               f"model vs simulation: median |error| {100 * statistics.median(all_err):.1f}% over "
               f"{len(all_err)} (candidate, cell) pairs, {100 * statistics.median(pick_err):.1f}% "
               f"for auto's picks",
+              "auto judged by its pick's simulated time (--picks); under the ompi selector too, so "
+              "sel/auto there sets two runs' surroundings apart" if picks else
               f"auto's simulated time differs from its pick's by more than 2% in {len(mismatch)} cell(s)"
               + (": " + ", ".join(f"P={c['P']} S={c['S']}" for c in mismatch) if mismatch else
                  " (the simulated ranks chose what pcoll-info --select says)")]
+    if unjudged:
+        lines.append("not judged (auto's pick never simulated): "
+                     + "; ".join(f"P={P} S={S}: {pick}" for P, S, pick in sorted(unjudged)))
     if skipped:
         where = sorted({(c["P"], s) for c in cells.values() for s in c["not_simulated"]})
         lines.append("not simulated (ring and naive above P = 128, ring where the model ranks it "
@@ -138,14 +163,14 @@ def main():
                      "each with its reason in OUT/cells/*.failed): "
                      + "; ".join(f"P={P}: {s}" for P, s in where))
     text = "\n".join(lines)
-    with open(os.path.join(out, f"auto-{plat}.txt"), "w") as f:
+    with open(os.path.join(out, f"auto-{plat}{suffix}.txt"), "w") as f:
         f.write(text + "\n")
     print(text)
 
     keys = ["P", "S", "oracle", "oracle_s", "auto_s", "ratio", "pick", "pick_model_s",
             "pick_sim_s", "model_err", "mpich_s", "ompi_s", "auto_ompi_s", "best_vendor_s",
             "vs_vendor"]
-    with open(os.path.join(out, f"auto-{plat}.csv"), "w", newline="") as f:
+    with open(os.path.join(out, f"auto-{plat}{suffix}.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(keys)
         for _, c in sorted(cells.items()):
@@ -174,7 +199,7 @@ def main():
     ax.set_title(f"auto / oracle, {plat}-like (simulated; 1.00 = auto found the best)")
     fig.colorbar(im, ax=ax)
     fig.tight_layout()
-    fig.savefig(os.path.join(out, f"auto-{plat}.png"), dpi=120)
+    fig.savefig(os.path.join(out, f"auto-{plat}{suffix}.png"), dpi=120)
 
 
 if __name__ == "__main__":
