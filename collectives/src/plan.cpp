@@ -74,7 +74,8 @@ Plan make_plan(const AlgorithmInfo &algo, const PlanRequest &req) {
   p.rank = req.rank;
   p.size = req.size;
   const CollectiveInfo &coll = collective_info(algo.coll);
-  if (!coll.per_rank_layout()) {  // otherwise the builder sized the buffers from the layout
+  // With a layout (or without a uniform one) the builder sized the buffers itself.
+  if (req.layout == nullptr && coll.in_elems != nullptr) {
     p.in_elems = coll.in_elems(req.count, req.size);
     p.out_elems = coll.out_elems(req.count, req.size);
   }

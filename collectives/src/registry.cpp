@@ -220,6 +220,7 @@ CollectiveInfo alltoallv_row() {
       "alltoallv algorithm; auto = pairwise (each rank knows only its own counts, so no size "
       "dispatch is possible without an extra collective)";
   c.takes_op = false;
+  c.layout_args = true;
   c.in_place_offset = at_zero;  // MPI_IN_PLACE: sent from recvbuf with recvcounts and rdispls
   c.in_place_staged = true;
   // Without a layout the builders use the uniform one (count per peer): then the verifier's
@@ -304,7 +305,7 @@ const std::vector<CollectiveInfo> &collective_table() {
 }
 
 std::size_t CollectiveInfo::vector_elems(std::size_t count, int P) const {
-  if (per_rank_layout()) return 0;
+  if (in_elems == nullptr || out_elems == nullptr) return 0;
   return std::max(in_elems(count, P), out_elems(count, P));
 }
 

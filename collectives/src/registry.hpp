@@ -71,13 +71,18 @@ struct CollectiveInfo {
   bool takes_op = true;
   // The call names a root rank (bcast, reduce): PlanRequest::root, part of every cache key.
   bool takes_root = false;
-  // Elements of the send (`in`) and receive (`out`) buffers for the `count` argument at P ranks.
-  // nullptr for collectives whose buffers each rank describes itself (alltoallv: counts and
-  // displacements per peer, PlanRequest::layout): their plan builders set Plan::in_elems and
-  // out_elems, and the benchmark data fields below are nullptr too (collbench says it has no
-  // benchmark for them; tests/unit/plan_matrix_test.cpp checks them on count matrices).
+  // Elements of the send (`in`) and receive (`out`) buffers for the `count` argument at P ranks,
+  // in the uniform layout. nullptr for collectives that have none (alltoallv: every rank knows
+  // only its own counts): their plan builders set Plan::in_elems and out_elems, and the
+  // benchmark data fields below are nullptr too (collbench says it has no benchmark for them;
+  // tests/unit/plan_matrix_test.cpp checks them on count matrices).
   std::size_t (*in_elems)(std::size_t count, int P) = nullptr;
   std::size_t (*out_elems)(std::size_t count, int P) = nullptr;
+  // The call passes counts and displacements per peer (alltoallv): plans are built per layout
+  // (PlanRequest::layout), and with one the builder sets Plan::in_elems and out_elems. Without a
+  // layout the builders use the uniform one (`count` per peer in rank order), which is what the
+  // model, pcoll-info and a uniform benchmark call see.
+  bool layout_args = false;
   // Plans work in `out` only: the executor first copies `in` to `out` (allreduce-like).
   bool copy_in_to_out = false;
   // MPI_IN_PLACE: rank r's input is read from the receive buffer at this element offset.
@@ -108,8 +113,8 @@ struct CollectiveInfo {
 
   // The larger of the two buffers (the vector a plan moves), in elements; 0 without in_elems.
   std::size_t vector_elems(std::size_t count, int P) const;
-  // The row's buffers come from each rank's own layout (alltoallv), not from `count`.
-  bool per_rank_layout() const { return in_elems == nullptr; }
+  // The row's buffers come from each call's layout (alltoallv), not from `count`.
+  bool per_rank_layout() const { return layout_args; }
   // collbench can run it (the data generators and the uniform call adapter are there).
   bool benchmarkable() const {
     return call != nullptr && in_elems != nullptr && out_elems != nullptr &&
