@@ -103,10 +103,15 @@ int check_args(MPI_Comm comm, int count, MPI_Datatype dt, MPI_Op op, bool has_op
   return MPI_SUCCESS;
 }
 
-// alltoallv's per-peer counts and displacements, as the user passed them.
+// alltoallv's and allgatherv's per-peer counts and displacements, as the user passed them.
+// allgatherv (`gather`) sends one block: sendcounts and sdispls point at one_count and one_displ.
 struct VectorArgs {
   int peers = 0;
   const int *sendcounts = nullptr, *sdispls = nullptr, *recvcounts = nullptr, *rdispls = nullptr;
+  bool gather = false;
+  int rank = 0;  // gather: this rank (its block's place in the receive buffer)
+  int one_count = 0, one_displ = 0;
+  int send_peers() const { return gather ? 1 : peers; }
 };
 
 // One call of a collective after its own argument checks, in the user's terms.
@@ -228,6 +233,23 @@ int signature_of(const Context &ctx, const Call &c, Signature &sig) {
       s.count = static_cast<std::size_t>(c.count);
       sig.unit_type = c.recvtype;
     }
+  } else if (c.v != nullptr && c.v->gather) {
+    // allgatherv: every rank knows every block, so the shape is the mean block in bytes (the
+    // same on every rank: the blocks' signatures are). This rank's block must carry what its
+    // place in the receive buffer expects.
+    s.unit = 1;
+    std::size_t total = 0;
+    for (int q = 0; q < c.v->peers; ++q) total += static_cast<std::size_t>(c.v->recvcounts[q]) * t.size;
+    const auto P = static_cast<std::size_t>(std::max(1, c.v->peers));
+    s.count = (total + P - 1) / P;
+    sig.unit_type = MPI_BYTE;
+    const std::size_t expect = static_cast<std::size_t>(c.v->recvcounts[c.v->rank]) * t.size;
+    if (!c.in_place() && !s.intercomm && sig.send.bytes != expect)
+      return fail(c.comm, MPI_ERR_ARG,
+                  std::string(row.mpi_name) + ": the send side carries " +
+                      std::to_string(sig.send.bytes) + " bytes where recvcounts[" +
+                      std::to_string(c.v->rank) + "] expects " + std::to_string(expect) +
+                      " (MPI requires matching type signatures)");
   } else {
     s.unit = 1;
     s.count = row.per_rank_layout() ? 1 : static_cast<std::size_t>(c.count) * t.size;
@@ -288,12 +310,18 @@ VectorLayout vector_layout(const Call &c) {
   side_layout(static_cast<const char *>(c.recvbuf), c.v->recvcounts, c.v->rdispls, c.recvtype, P,
               L.bytes.recvcounts, L.bytes.rdispls, &rbase, &L.pack_recv, &L.recv_total);
   L.recv = const_cast<char *>(rbase);
-  if (c.in_place()) {
+  if (c.in_place() && c.v->gather) {
+    // allgatherv in place: the own block, where the receive side has it.
+    const auto me = static_cast<std::size_t>(c.v->rank);
+    L.bytes.sendcounts.assign(1, L.bytes.recvcounts[me]);
+    L.bytes.sdispls.assign(1, L.bytes.rdispls[me]);
+  } else if (c.in_place()) {
     L.bytes.sendcounts = L.bytes.recvcounts;
     L.bytes.sdispls = L.bytes.rdispls;
   } else {
-    side_layout(static_cast<const char *>(c.sendbuf), c.v->sendcounts, c.v->sdispls, c.sendtype, P,
-                L.bytes.sendcounts, L.bytes.sdispls, &L.send, &L.pack_send, &L.send_total);
+    side_layout(static_cast<const char *>(c.sendbuf), c.v->sendcounts, c.v->sdispls, c.sendtype,
+                static_cast<std::size_t>(c.v->send_peers()), L.bytes.sendcounts, L.bytes.sdispls,
+                &L.send, &L.pack_send, &L.send_total);
   }
   return L;
 }
@@ -543,7 +571,7 @@ struct PlanStaging {
     const void *in = vl ? static_cast<const void *>(vl->send) : c.sendbuf;
     void *out = vl ? static_cast<void *>(vl->recv) : c.recvbuf;
     if (pack_send) {
-      rc = c.v ? vector_pack(c.sendbuf, c.v->sendcounts, c.v->sdispls, c.sendtype, c.v->peers,
+      rc = c.v ? vector_pack(c.sendbuf, c.v->sendcounts, c.v->sdispls, c.sendtype, c.v->send_peers(),
                              packed_in, send_bytes, pc, true)
                : pack(c.sendbuf, c.sendcount, c.sendtype, packed_in, send_bytes, pc);
       in = packed_in;
@@ -600,6 +628,10 @@ struct HeldCall {
   HeldCall(const Call &call, const Signature &s) : c(call), sig(s) {
     if (call.v != nullptr) {
       v = *call.v;
+      if (v.gather) {
+        v.sendcounts = &v.one_count;
+        v.sdispls = &v.one_displ;
+      }
       c.v = &v;
     }
   }
@@ -674,11 +706,12 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
     return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
   };
   // A data-movement call whose signature is empty moves nothing, and every rank knows it: it
-  // returns at once (MPI does not make collectives synchronise; alltoallv and barrier count 1),
+  // returns at once (MPI does not make collectives synchronise; alltoallv and barrier count 1,
+  // allgatherv counts its mean block),
   // or with a request that is complete. Not calling the vendor also avoids Open MPI 4.1's bcast
   // hanging when the root passes 1 x a zero-size datatype and the others 0 x MPI_INT (one
   // signature, legal MPI).
-  const bool nothing = c.v == nullptr && sig->shape.count == 0 &&
+  const bool nothing = sig->shape.count == 0 &&
                        (!sig->shape.reduction || !d->algo->is_vendor());
   if (nothing) {
     if (async.blocking()) return MPI_SUCCESS;
@@ -952,6 +985,51 @@ int alltoallv_impl(const void *sendbuf, const int sendcounts[], const int sdispl
   });
 }
 
+int allgatherv_impl(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm, Async async) {
+  return guarded(comm, [&]() -> int {
+    if (int rc = check_args(comm, 0, recvtype, MPI_OP_NULL, false); rc != MPI_SUCCESS) return rc;
+    const bool in_place = sendbuf == MPI_IN_PLACE;  // sendcount and sendtype ignored then
+    if (!in_place && (sendcount < 0 || sendtype == MPI_DATATYPE_NULL))
+      return fail(comm, sendcount < 0 ? MPI_ERR_COUNT : MPI_ERR_TYPE, "bad send count or type");
+    int inter = 0, peers = 1, me = 0;
+    MPI_Comm_test_inter(comm, &inter);
+    if (inter)
+      MPI_Comm_remote_size(comm, &peers);
+    else
+      MPI_Comm_size(comm, &peers);
+    MPI_Comm_rank(comm, &me);
+    if (recvcounts == nullptr || displs == nullptr)
+      return fail(comm, MPI_ERR_ARG, "null counts or displacements array");
+    long long received = 0;
+    for (int q = 0; q < peers; ++q) {
+      if (recvcounts[q] < 0) return fail(comm, MPI_ERR_COUNT, "negative count");
+      received += recvcounts[q];
+    }
+    if (null_data(recvbuf, received, recvtype) ||
+        (!in_place && null_data(sendbuf, sendcount, sendtype)))
+      return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
+    if (!in_place && received > 0 && aliased(sendbuf, recvbuf))
+      return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
+    VectorArgs v{peers, nullptr, nullptr, recvcounts, displs};
+    v.gather = true;
+    v.rank = inter ? 0 : me;
+    v.one_count = in_place ? 0 : sendcount;
+    v.sendcounts = &v.one_count;
+    v.sdispls = &v.one_displ;
+    Call c{Collective::allgatherv, comm, 1, MPI_OP_NULL, sendbuf, recvbuf};
+    c.sendcount = in_place ? 0 : sendcount;
+    c.sendtype = sendtype;
+    c.recvtype = recvtype;
+    c.v = &v;
+    return run(
+        c,
+        [=](MPI_Request *r) -> int { return r ? PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, r) : PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); },
+        no_units, async);
+  });
+}
+
 int bcast_impl(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, Async async) {
   return guarded(comm, [&]() -> int {
     if (int rc = check_args(comm, count, datatype, MPI_OP_NULL, false); rc != MPI_SUCCESS)
@@ -1075,6 +1153,27 @@ int PCOLL_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
   if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
   return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                         PCOLL_PERSISTENT);
+}
+
+int PCOLL_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     MPI_Comm comm) {
+  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                         Async{});
+}
+int PCOLL_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                      MPI_Comm comm, MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                         PCOLL_NB);
+}
+int PCOLL_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, const int recvcounts[], const int displs[],
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info, MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                         PCOLL_PERSISTENT);
 }
 
 int PCOLL_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 namespace pcoll {
 
@@ -136,6 +137,50 @@ CollectiveInfo allgather_row() {
   };
   c.vendor = [](const void *s, void *r, int n, MPI_Datatype t, MPI_Op, MPI_Comm comm) {
     return PMPI_Allgather(s, n, t, r, n, t, comm);
+  };
+  c.bus_factor = scatter_gather_bus;
+  c.count_for_bytes = per_rank_count;
+  c.count_for_segment = same;
+  c.input = [](int r, std::size_t i, std::size_t, int) { return gather_value(r, i); };
+  c.expected = [](int, std::size_t i, std::size_t n, int) {
+    return gather_value(static_cast<int>(i / n), i % n);
+  };
+  return c;
+}
+
+// allgatherv: every rank knows every block's count (MPI requires the same recvcounts on all
+// ranks), so the plans are built from the real counts (PlanRequest::layout, per call) and the
+// decision from their mean: the uniform layout of ceil(total / P) bytes per rank is what the
+// model and the rules see. The uniform call below is what collbench and the generic tests run.
+CollectiveInfo allgatherv_row() {
+  CollectiveInfo c;
+  c.id = Collective::allgatherv;
+  c.name = "allgatherv";
+  c.mpi_name = "MPI_Allgatherv";
+  c.select_description =
+      "allgatherv algorithm; auto as for allreduce (rules, then the model), decided on the mean "
+      "block (the total over P), planned on the real counts";
+  c.takes_op = false;
+  c.in_elems = same;  // uniform layout: count per rank; result P*count
+  c.out_elems = times_p;
+  c.layout_args = true;
+  // MPI_IN_PLACE: the own block already sits at displs[rank] (the layout's send entry says so).
+  c.in_place_offset = at_zero;
+  c.expect.reduced = false;
+  c.expect.gathered = true;
+  c.call = [](const void *s, void *r, int n, MPI_Datatype t, MPI_Op, MPI_Comm comm) {
+    int P = 1;
+    MPI_Comm_size(comm, &P);
+    std::vector<int> counts(static_cast<std::size_t>(P), n), displs(static_cast<std::size_t>(P));
+    for (int q = 0; q < P; ++q) displs[static_cast<std::size_t>(q)] = q * n;
+    return PCOLL_Allgatherv(s, n, t, r, counts.data(), displs.data(), t, comm);
+  };
+  c.vendor = [](const void *s, void *r, int n, MPI_Datatype t, MPI_Op, MPI_Comm comm) {
+    int P = 1;
+    MPI_Comm_size(comm, &P);
+    std::vector<int> counts(static_cast<std::size_t>(P), n), displs(static_cast<std::size_t>(P));
+    for (int q = 0; q < P; ++q) displs[static_cast<std::size_t>(q)] = q * n;
+    return PMPI_Allgatherv(s, n, t, r, counts.data(), displs.data(), t, comm);
   };
   c.bus_factor = scatter_gather_bus;
   c.count_for_bytes = per_rank_count;
@@ -295,6 +340,7 @@ const std::vector<CollectiveInfo> &collective_table() {
       allreduce_row(),  // one row per line
       reduce_scatter_block_row(),
       allgather_row(),
+      allgatherv_row(),
       alltoall_row(),
       alltoallv_row(),
       bcast_row(),

@@ -26,6 +26,7 @@ enum class Collective : std::uint8_t {
   allreduce,
   reduce_scatter_block,
   allgather,
+  allgatherv,
   alltoall,
   alltoallv,
   bcast,
@@ -78,10 +79,10 @@ struct CollectiveInfo {
   // tests/unit/plan_matrix_test.cpp checks them on count matrices).
   std::size_t (*in_elems)(std::size_t count, int P) = nullptr;
   std::size_t (*out_elems)(std::size_t count, int P) = nullptr;
-  // The call passes counts and displacements per peer (alltoallv): plans are built per layout
-  // (PlanRequest::layout), and with one the builder sets Plan::in_elems and out_elems. Without a
-  // layout the builders use the uniform one (`count` per peer in rank order), which is what the
-  // model, pcoll-info and a uniform benchmark call see.
+  // The call passes counts and displacements per peer (alltoallv, allgatherv): plans are built
+  // per layout (PlanRequest::layout), and with one the builder sets Plan::in_elems and
+  // out_elems. Without a layout the builders use the uniform one (`count` per peer in rank
+  // order), which is what the model, pcoll-info and the uniform benchmark call see.
   bool layout_args = false;
   // Plans work in `out` only: the executor first copies `in` to `out` (allreduce-like).
   bool copy_in_to_out = false;
@@ -113,7 +114,7 @@ struct CollectiveInfo {
 
   // The larger of the two buffers (the vector a plan moves), in elements; 0 without in_elems.
   std::size_t vector_elems(std::size_t count, int P) const;
-  // The row's buffers come from each call's layout (alltoallv), not from `count`.
+  // The row's buffers come from each call's layout (alltoallv, allgatherv), not from `count`.
   bool per_rank_layout() const { return layout_args; }
   // collbench can run it (the data generators and the uniform call adapter are there).
   bool benchmarkable() const {
@@ -131,6 +132,9 @@ const std::vector<Collective> &all_collectives();
 // alltoallv: one rank's counts and displacements per peer, in elements of the (contiguous)
 // datatype, displacements made non-negative (api.cpp rebases the buffer pointers). With
 // MPI_IN_PLACE the send side is the receive side.
+// allgatherv: recvcounts are every rank's block (the same on all ranks), rdispls where each
+// lands in this rank's output; sendcounts and sdispls have one entry, this rank's block in the
+// input (in place: its place in the output).
 struct Layout {
   std::vector<std::size_t> sendcounts, sdispls, recvcounts, rdispls;
   bool operator==(const Layout &o) const {
@@ -150,7 +154,7 @@ struct PlanRequest {
   int root = 0;               // collectives with a root (CollectiveInfo::takes_root)
   // The algorithm's declared parameters, resolved to integers (kAuto for "auto").
   std::vector<std::pair<std::string, long long>> params;
-  // Collectives with a per-rank layout (alltoallv): this rank's counts and displacements, not
+  // Collectives with a per-call layout (alltoallv, allgatherv): the counts and displacements, not
   // owned (valid while the plan is built). nullptr: the uniform layout, `count` elements to and
   // from every peer in rank order (what pcoll-info and the plan matrix use).
   const Layout *layout = nullptr;

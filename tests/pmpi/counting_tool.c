@@ -7,7 +7,8 @@
 #include <mpi.h>
 #include <stdio.h>
 
-static int n_allreduce, n_rsb, n_allgather, n_alltoall, n_alltoallv, n_bcast, n_reduce, n_barrier;
+static int n_allreduce, n_rsb, n_allgather, n_allgatherv, n_alltoall, n_alltoallv, n_bcast, n_reduce,
+    n_barrier;
 
 int MPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
   ++n_allreduce;
@@ -21,6 +22,11 @@ int MPI_Allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_D
                   MPI_Comm c) {
   ++n_allgather;
   return PMPI_Allgather(s, sn, st, r, rn, rt, c);
+}
+int MPI_Allgatherv(const void *s, int sn, MPI_Datatype st, void *r, const int rc[], const int rd[],
+                   MPI_Datatype rt, MPI_Comm c) {
+  ++n_allgatherv;
+  return PMPI_Allgatherv(s, sn, st, r, rc, rd, rt, c);
 }
 int MPI_Alltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt,
                  MPI_Comm c) {
@@ -50,9 +56,10 @@ int MPI_Finalize(void) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0)
     printf(
-        "counting tool: allreduce=%d reduce_scatter_block=%d allgather=%d alltoall=%d "
-        "alltoallv=%d bcast=%d reduce=%d barrier=%d\n",
-        n_allreduce, n_rsb, n_allgather, n_alltoall, n_alltoallv, n_bcast, n_reduce, n_barrier);
+        "counting tool: allreduce=%d reduce_scatter_block=%d allgather=%d allgatherv=%d "
+        "alltoall=%d alltoallv=%d bcast=%d reduce=%d barrier=%d\n",
+        n_allreduce, n_rsb, n_allgather, n_allgatherv, n_alltoall, n_alltoallv, n_bcast, n_reduce,
+        n_barrier);
   fflush(stdout);
   return PMPI_Finalize();
 }

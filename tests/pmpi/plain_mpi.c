@@ -14,7 +14,8 @@
 #include <string.h>
 
 static int rank, size;
-static int n_allreduce, n_rsb, n_allgather, n_alltoall, n_alltoallv, n_bcast, n_reduce, n_barrier;
+static int n_allreduce, n_rsb, n_allgather, n_allgatherv, n_alltoall, n_alltoallv, n_bcast, n_reduce,
+    n_barrier;
 
 static void expect(int ok, const char *what, int i, long got, long want) {
   if (ok) return;
@@ -74,6 +75,35 @@ static void test_alltoall(int n) {
              q * 10000 + rank * 100 + k);
   n_alltoall += 1;
   free(in), free(out);
+}
+
+/* Rank q contributes (q * 5 + 2) % 4 elements (some none), placed in reverse rank order with a
+ * gap of one; in place the own block is read from its place. */
+static void test_allgatherv(int in_place) {
+  int *counts = malloc(sizeof(int) * size), *displs = malloc(sizeof(int) * size);
+  int off = 0;
+  for (int q = size - 1; q >= 0; --q) {
+    counts[q] = (q * 5 + 2) % 4;
+    displs[q] = off;
+    off += counts[q] + 1;
+  }
+  int *in = malloc(sizeof(int) * 4), *out = malloc(sizeof(int) * (off + 1));
+  for (int k = 0; k < off; ++k) out[k] = -1;
+  for (int k = 0; k < counts[rank]; ++k) in[k] = out[displs[rank] + k] = rank * 100 + k;
+  if (in_place)
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, counts, displs, MPI_INT,
+                   MPI_COMM_WORLD);
+  else
+    MPI_Allgatherv(in, counts[rank], MPI_INT, out, counts, displs, MPI_INT, MPI_COMM_WORLD);
+  for (int q = 0; q < size; ++q) {
+    for (int k = 0; k < counts[q]; ++k)
+      expect(out[displs[q] + k] == q * 100 + k, "allgatherv", displs[q] + k, out[displs[q] + k],
+             q * 100 + k);
+    expect(out[displs[q] + counts[q]] == -1, "allgatherv gap", displs[q] + counts[q],
+           out[displs[q] + counts[q]], -1);
+  }
+  n_allgatherv += 1;
+  free(counts), free(displs), free(in), free(out);
 }
 
 /* Rank r sends (r + q) % 3 + 1 elements to q: symmetric, so q expects as many from r. */
@@ -231,6 +261,8 @@ int main(int argc, char **argv) {
   test_alltoall(1);
   test_alltoall(3);
   test_alltoallv();
+  test_allgatherv(0);
+  test_allgatherv(1);
   test_rooted(1, 0);
   test_rooted(100, size - 1);
   test_rooted(17, size / 2);
@@ -242,10 +274,10 @@ int main(int argc, char **argv) {
   const uint64_t sum = inexact_checksum();
   if (rank == 0) {
     printf(
-        "plain_mpi counts: allreduce=%d reduce_scatter_block=%d allgather=%d alltoall=%d "
-        "alltoallv=%d bcast=%d reduce=%d barrier=%d inter=%d\n",
-        n_allreduce, n_rsb, n_allgather, n_alltoall, n_alltoallv, n_bcast, n_reduce, n_barrier,
-        inter);
+        "plain_mpi counts: allreduce=%d reduce_scatter_block=%d allgather=%d allgatherv=%d "
+        "alltoall=%d alltoallv=%d bcast=%d reduce=%d barrier=%d inter=%d\n",
+        n_allreduce, n_rsb, n_allgather, n_allgatherv, n_alltoall, n_alltoallv, n_bcast, n_reduce,
+        n_barrier, inter);
     printf("plain_mpi checksum: %016llx\n", (unsigned long long)sum);
     printf("plain_mpi: P=%d, all results exact\n", size);
   }

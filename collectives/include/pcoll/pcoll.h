@@ -31,6 +31,13 @@ int PCOLL_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 
+/* MPI_Allgatherv semantics: MPI_IN_PLACE (sendcount and sendtype ignored; the own block sits at
+ * displs[rank]), zero counts, displacements in any order and negative, any P, send and receive
+ * types of one signature per block (non-contiguous ones packed block by block). */
+int PCOLL_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     MPI_Comm comm);
+
 /* MPI_Alltoall semantics: MPI_IN_PLACE (sendcount and sendtype ignored), count 0, any P; send
  * and receive types may differ (one signature per block). */
 int PCOLL_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -65,6 +72,9 @@ int PCOLL_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcoun
                                 MPI_Request *request);
 int PCOLL_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int PCOLL_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                      MPI_Comm comm, MPI_Request *request);
 int PCOLL_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
 int PCOLL_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -91,6 +101,10 @@ int PCOLL_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recv
 int PCOLL_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                          MPI_Request *request);
+int PCOLL_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, const int recvcounts[], const int displs[],
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request);
 int PCOLL_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                         MPI_Request *request);

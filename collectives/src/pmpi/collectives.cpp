@@ -39,6 +39,16 @@ int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *r
                                      comm);
 }
 
+int allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  PCOLL_VENDOR(PMPI_Allgatherv);
+  const Gate gate;
+  return gate.serve() ? PCOLL_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                         recvtype, comm)
+                      : vendor_PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                               displs, recvtype, comm);
+}
+
 int alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
              int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   PCOLL_VENDOR(PMPI_Alltoall);
@@ -106,6 +116,10 @@ PCOLL_BOTH(int, Allgather,
            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
             MPI_Datatype recvtype, MPI_Comm comm),
            allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+PCOLL_BOTH(int, Allgatherv,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
+           allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
 PCOLL_BOTH(int, Alltoall,
            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
             MPI_Datatype recvtype, MPI_Comm comm),

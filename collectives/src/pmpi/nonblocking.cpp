@@ -63,6 +63,11 @@ PCOLL_SERVE(Iallgather,
             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
             (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
+PCOLL_SERVE(Iallgatherv,
+            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+             MPI_Request *request),
+            (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request))
 PCOLL_SERVE(Ialltoall,
             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
@@ -100,6 +105,12 @@ PCOLL_SERVE(Ibarrier, (MPI_Comm comm, MPI_Request *request), (comm, request))
                   MPI_Request *request),                                                      \
                  (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,     \
                   request))                                                                   \
+  PCOLL_SERVE_AS(Prefix, Allgatherv_init,                                                     \
+                 (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,   \
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype,          \
+                  MPI_Comm comm, MPI_Info info, MPI_Request *request),                        \
+                 (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,  \
+                  info, request))                                                             \
   PCOLL_SERVE_AS(Prefix, Alltoall_init,                                                       \
                  (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,   \
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,         \

@@ -1,5 +1,5 @@
 // The rest of MPI's collective surface in libpcoll_mpi.so: the collectives pcoll has no algorithm
-// for (MPI_Gather(v), Scatter(v), Allgatherv, Reduce_scatter, Scan, Exscan, Alltoallw, the
+// for (MPI_Gather(v), Scatter(v), Reduce_scatter, Scan, Exscan, Alltoallw, the
 // neighbourhood collectives) and their nonblocking forms. Each goes to the vendor's PMPI_<Coll>
 // with the program's arguments, unchanged, but is traced like a pcoll call (collective, algorithm
 // "vendor", count and datatype size, time per rank), so a trace of an unmodified program accounts
@@ -194,17 +194,7 @@ PCOLL_TRACED(Scatterv, "scatterv", SCATTERV_P(), SCATTERV_A(), SCATTERV_COUNT, S
 PCOLL_TRACED_I(Iscatterv, "iscatterv", SCATTERV_P(, MPI_Request *request),
                SCATTERV_A(, request), SCATTERV_A(, inner), SCATTERV_COUNT, SCATTER_SIZE)
 
-// --- allgatherv, reduce_scatter, scan, exscan ---------------------------------------------------
-
-#define ALLGATHERV_P(...)                                                                 \
-  (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,            \
-   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm __VA_ARGS__)
-#define ALLGATHERV_A(...) \
-  (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm __VA_ARGS__)
-PCOLL_TRACED(Allgatherv, "allgatherv", ALLGATHERV_P(), ALLGATHERV_A(), GATHERV_COUNT,
-             GATHER_SIZE)
-PCOLL_TRACED_I(Iallgatherv, "iallgatherv", ALLGATHERV_P(, MPI_Request *request),
-               ALLGATHERV_A(, request), ALLGATHERV_A(, inner), GATHERV_COUNT, GATHER_SIZE)
+// --- reduce_scatter, scan, exscan ------------------------------------------------------------
 
 #define REDSCAT_P(...)                                                                    \
   (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,   \
