@@ -4,6 +4,7 @@
 #include <pcoll/pcoll.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -129,13 +130,14 @@ struct Call {
   int recvcount = 0;
   MPI_Datatype recvtype = MPI_DATATYPE_NULL;
   int root = 0;                   // bcast, reduce
-  const VectorArgs *v = nullptr;  // alltoallv
+  const VectorArgs *v = nullptr;  // alltoallv, allgatherv
+  const int *blocks = nullptr;    // reduce_scatter: recvcounts, every rank's block
 
   bool in_place() const { return sendbuf == MPI_IN_PLACE; }
   // The memo may hold this call: predefined datatypes and op (handles that never change
   // meaning), no per-rank layout.
   bool memoizable() const {
-    return v == nullptr && (op == MPI_OP_NULL || is_predefined_op(op)) &&
+    return v == nullptr && blocks == nullptr && (op == MPI_OP_NULL || is_predefined_op(op)) &&
            describe_type(recvtype).predefined && (in_place() || describe_type(sendtype).predefined);
   }
 };
@@ -202,7 +204,8 @@ int signature_of(const Context &ctx, const Call &c, Signature &sig) {
   if (!c.in_place()) sig.send = side_of(c.sendcount, c.sendtype);
   const TypeInfo &t = describe_type(c.recvtype);
   sig.type_size = t.size;
-  sig.out_count = c.v != nullptr || c.recvcount == 0
+  sig.out_count = c.blocks != nullptr ? c.blocks[ctx.intercomm() ? 0 : ctx.rank()]
+                  : c.v != nullptr || c.recvcount == 0
                       ? c.recvcount
                       : static_cast<int>(row.out_elems(static_cast<std::size_t>(c.count), s.size));
   sig.out_bytes = static_cast<std::size_t>(sig.out_count) * t.size;
@@ -266,6 +269,13 @@ int signature_of(const Context &ctx, const Call &c, Signature &sig) {
                       " (MPI requires matching type signatures)");
   }
   sig.predefined_unit = describe_type(sig.unit_type).predefined;
+  if (c.count > 0) sig.units_per_elem = s.count / static_cast<std::size_t>(c.count);
+  if (c.blocks != nullptr) {
+    std::size_t total = 0;
+    for (int q = 0; q < s.size; ++q) total += static_cast<std::size_t>(c.blocks[q]);
+    sig.blocks_in_units = total * sig.units_per_elem;
+    sig.block_out_units = static_cast<std::size_t>(sig.out_count) * sig.units_per_elem;
+  }
   return MPI_SUCCESS;
 }
 
@@ -452,8 +462,10 @@ struct UnitsStaging {
       : c(call), sig(s), input_in_recv(in_recv), pc(p) {
     if (sig.binned.on()) {
       const CollectiveInfo &row = collective_info(c.coll);
-      binned.emplace(sig, row.in_elems(sig.shape.count, sig.shape.size),
-                     row.out_elems(sig.shape.count, sig.shape.size), input_in_recv, true);
+      const bool blocks = c.blocks != nullptr;
+      binned.emplace(sig, blocks ? sig.blocks_in_units : row.in_elems(sig.shape.count, sig.shape.size),
+                     blocks ? sig.block_out_units : row.out_elems(sig.shape.count, sig.shape.size),
+                     input_in_recv, true);
       return;
     }
     const TypeInfo &bt = describe_type(sig.unit_type);
@@ -664,7 +676,7 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
                              c.op,
                              c.root};
   const Signature *sig = nullptr;
-  const Decision *d = c.v == nullptr ? ctx->memo_find(key, &sig) : nullptr;
+  const Decision *d = c.v == nullptr && c.blocks == nullptr ? ctx->memo_find(key, &sig) : nullptr;
   Signature fresh;
   if (d == nullptr) {
     if (int rc = signature_of(*ctx, c, fresh); rc != MPI_SUCCESS) return rc;
@@ -761,7 +773,9 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
         void *out = nullptr;
         const UnitsStaging &u = *held->units_staging;
         if (const int rc = u.stage(scratch, &in, &out, t); rc != MPI_SUCCESS) return rc;
-        return vendor_in_units(in, out, static_cast<int>(u.sig.shape.count), u.sig.unit_type,
+        // reduce_scatter's vendor call scales its recvcounts by the units per element.
+        const std::size_t n = u.c.blocks ? u.sig.units_per_elem : u.sig.shape.count;
+        return vendor_in_units(in, out, static_cast<int>(n), u.sig.unit_type,
                                unit_op(u.sig, u.c.op),
                                inner);
       };
@@ -778,7 +792,9 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
     void *out = nullptr;
     int rc = st.stage(scratch, &in, &out, pack_t);
     if (rc != MPI_SUCCESS) return fail(c.comm, rc);
-    rc = vendor_in_units(in, out, static_cast<int>(sig->shape.count), sig->unit_type,
+    rc = vendor_in_units(in, out,
+                         static_cast<int>(c.blocks ? sig->units_per_elem : sig->shape.count),
+                         sig->unit_type,
                          unit_op(*sig, c.op), nullptr);
     if (rc == MPI_SUCCESS) rc = st.unstage(scratch, unpack_t);
     add_pack_phases();
@@ -796,13 +812,27 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
       layout_plan = std::make_shared<const Plan>(make_plan(*d->algo, req));
       d->layout_plans->store(vl.bytes, layout_plan);
     }
+  } else if (c.blocks != nullptr) {
+    // reduce_scatter: every rank's block in units, the input packed in rank order.
+    Layout units;
+    units.recvcounts.resize(static_cast<std::size_t>(ctx->size()));
+    for (int q = 0; q < ctx->size(); ++q)
+      units.recvcounts[static_cast<std::size_t>(q)] =
+          static_cast<std::size_t>(c.blocks[q]) * sig->units_per_elem;
+    layout_plan = d->layout_plans->find(units);
+    if (!layout_plan) {
+      PlanRequest req = d->req;
+      req.layout = &units;
+      layout_plan = std::make_shared<const Plan>(make_plan(*d->algo, req));
+      d->layout_plans->store(units, layout_plan);
+    }
   }
   const MPI_Op op = c.op == MPI_OP_NULL ? MPI_SUM : unit_op(*sig, c.op);
 
   if (!async.blocking()) {
     auto held = std::make_shared<HeldCall>(c, *sig);
     auto po = std::make_unique<PlanOperation>(async.kind, c.comm);
-    po->plan = c.v ? layout_plan : d->plan;
+    po->plan = layout_plan ? layout_plan : d->plan;
     if (c.v) held->vl = std::move(vl);
     const PlanStaging &st = held->plan_staging.emplace(held->c, held->sig, *po->plan,
                                                        c.v ? &held->vl : nullptr, *ctx);
@@ -821,7 +851,7 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
     return issued(std::move(po));
   }
 
-  const Plan &plan = c.v ? *layout_plan : *d->plan;
+  const Plan &plan = layout_plan ? *layout_plan : *d->plan;
   trace_call.plan(d->params, plan.phases);
   const PlanStaging st(c, *sig, plan, c.v ? &vl : nullptr, *ctx);
   char *scratch = static_cast<char *>(
@@ -882,6 +912,48 @@ int reduce_scatter_block_impl(const void *sendbuf, void *recvbuf, int recvcount,
         c,
         [=](MPI_Request *r) -> int { return r ? PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, r) : PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); },
         [=](const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Request *q) -> int { return q ? PMPI_Ireduce_scatter_block(s, r, n, t, o, comm, q) : PMPI_Reduce_scatter_block(s, r, n, t, o, comm); }, async);
+  });
+}
+
+int reduce_scatter_impl(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, Async async) {
+  return guarded(comm, [&]() -> int {
+    if (int rc = check_args(comm, 0, datatype, op, true); rc != MPI_SUCCESS) return rc;
+    if (recvcounts == nullptr) return fail(comm, MPI_ERR_ARG, "null recvcounts array");
+    int size = 1, inter = 0, me = 0;
+    MPI_Comm_test_inter(comm, &inter);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &me);
+    long long total = 0;
+    for (int q = 0; q < size; ++q) {
+      if (recvcounts[q] < 0) return fail(comm, MPI_ERR_COUNT, "negative count");
+      total += recvcounts[q];
+    }
+    if (total > INT_MAX)
+      return fail(comm, MPI_ERR_COUNT, "the counts add up to more than an int can hold");
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    if (null_data(recvbuf, in_place ? total : recvcounts[me], datatype) ||
+        null_data(sendbuf, total, datatype))
+      return fail(comm, MPI_ERR_BUFFER, "null buffer with a non-zero count");
+    if (total > 0 && aliased(sendbuf, recvbuf))
+      return fail(comm, MPI_ERR_BUFFER, "send and receive buffers alias (use MPI_IN_PLACE)");
+    // count: the mean block, rounded up (every rank computes it alike from recvcounts).
+    const int mean = static_cast<int>((total + size - 1) / size);
+    Call c{Collective::reduce_scatter, comm, mean, op, sendbuf, recvbuf};
+    c.sendcount = static_cast<int>(total);  // all blocks in; in place they are in recvbuf
+    c.recvcount = in_place ? static_cast<int>(total) : recvcounts[me];
+    c.sendtype = c.recvtype = datatype;
+    c.blocks = inter ? nullptr : recvcounts;  // inter-communicators: the vendor's, as given
+    // The vendor in units (a derived datatype, the reproducible mode) gets recvcounts scaled by
+    // the units per element, which run() passes as n; kept with the call (a nonblocking one reads
+    // the array until it completes).
+    auto scaled = std::make_shared<std::vector<int>>(static_cast<std::size_t>(size));
+    return run(
+        c,
+        [=](MPI_Request *r) -> int { return r ? PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, r) : PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm); },
+        [=](const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Request *q) -> int {
+          for (int k = 0; k < size; ++k) (*scaled)[static_cast<std::size_t>(k)] = recvcounts[k] * n;
+          return q ? PMPI_Ireduce_scatter(s, r, scaled->data(), t, o, comm, q) : PMPI_Reduce_scatter(s, r, scaled->data(), t, o, comm); }, async);
   });
 }
 
@@ -1153,6 +1225,22 @@ int PCOLL_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
   if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
   return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
                         PCOLL_PERSISTENT);
+}
+
+int PCOLL_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return reduce_scatter_impl(sendbuf, recvbuf, recvcounts, datatype, op, comm, Async{});
+}
+int PCOLL_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return reduce_scatter_impl(sendbuf, recvbuf, recvcounts, datatype, op, comm, PCOLL_NB);
+}
+int PCOLL_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
+                              MPI_Request *request) {
+  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
+  return reduce_scatter_impl(sendbuf, recvbuf, recvcounts, datatype, op, comm, PCOLL_PERSISTENT);
 }
 
 int PCOLL_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

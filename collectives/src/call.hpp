@@ -44,6 +44,10 @@ struct Signature {
     bool on() const { return scalar != MPI_DATATYPE_NULL; }
   } binned;
   const char *binned_note = nullptr;
+  // Units per element of the user's datatype (reductions: base values, binned sums), and for
+  // reduce_scatter the whole input and this rank's block in units.
+  std::size_t units_per_elem = 1;
+  std::size_t blocks_in_units = 0, block_out_units = 0;
   bool packs() const { return !send.as_is || !recv.as_is; }
 };
 

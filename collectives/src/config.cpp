@@ -53,7 +53,8 @@ std::vector<ParamSpec> build_table() {
       ParamSpec::choice("reproducible", "off")
           .one_of({"off", "on"})
           .about("on = every MPI_SUM of MPI_DOUBLE, MPI_FLOAT or their complex types in allreduce, "
-                 "reduce and reduce_scatter_block has the same bits for every algorithm, rank count "
+                 "reduce, reduce_scatter_block and reduce_scatter has the same bits for every "
+                 "algorithm, rank count "
                  "and order of the addends: the values travel as binned sums (56 bytes each, "
                  "binned.hpp: error <= n 2^-128 max|x| + half an ulp), under every algorithm and "
                  "vendor; other ops and integer types are order-independent already and pass "

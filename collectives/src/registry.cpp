@@ -119,6 +119,33 @@ CollectiveInfo reduce_scatter_block_row() {
   return c;
 }
 
+// reduce_scatter (MPI_Reduce_scatter): every rank knows every block's count (recvcounts is the
+// same on all ranks), so as for allgatherv the decision is made on the mean block and the plans
+// are built on the real counts per call. The uniform call below is reduce_scatter_block's.
+CollectiveInfo reduce_scatter_row() {
+  CollectiveInfo c = reduce_scatter_block_row();
+  c.id = Collective::reduce_scatter;
+  c.name = "reduce_scatter";
+  c.mpi_name = "MPI_Reduce_scatter";
+  c.select_description =
+      "reduce_scatter algorithm; auto as for allreduce (rules, then the model), decided on the "
+      "mean block (the total over P), planned on the real counts";
+  c.layout_args = true;
+  c.call = [](const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+    int P = 1;
+    MPI_Comm_size(comm, &P);
+    const std::vector<int> counts(static_cast<std::size_t>(P), n);
+    return PCOLL_Reduce_scatter(s, r, counts.data(), t, op, comm);
+  };
+  c.vendor = [](const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+    int P = 1;
+    MPI_Comm_size(comm, &P);
+    const std::vector<int> counts(static_cast<std::size_t>(P), n);
+    return PMPI_Reduce_scatter(s, r, counts.data(), t, op, comm);
+  };
+  return c;
+}
+
 CollectiveInfo allgather_row() {
   CollectiveInfo c;
   c.id = Collective::allgather;
@@ -339,6 +366,7 @@ const std::vector<CollectiveInfo> &collective_table() {
   static const std::vector<CollectiveInfo> table = {
       allreduce_row(),  // one row per line
       reduce_scatter_block_row(),
+      reduce_scatter_row(),
       allgather_row(),
       allgatherv_row(),
       alltoall_row(),

@@ -25,6 +25,7 @@ namespace pcoll {
 enum class Collective : std::uint8_t {
   allreduce,
   reduce_scatter_block,
+  reduce_scatter,
   allgather,
   allgatherv,
   alltoall,
@@ -79,7 +80,8 @@ struct CollectiveInfo {
   // tests/unit/plan_matrix_test.cpp checks them on count matrices).
   std::size_t (*in_elems)(std::size_t count, int P) = nullptr;
   std::size_t (*out_elems)(std::size_t count, int P) = nullptr;
-  // The call passes counts and displacements per peer (alltoallv, allgatherv): plans are built
+  // The call passes counts (and displacements) per peer (alltoallv, allgatherv, reduce_scatter):
+  // plans are built
   // per layout (PlanRequest::layout), and with one the builder sets Plan::in_elems and
   // out_elems. Without a layout the builders use the uniform one (`count` per peer in rank
   // order), which is what the model, pcoll-info and the uniform benchmark call see.
@@ -114,7 +116,7 @@ struct CollectiveInfo {
 
   // The larger of the two buffers (the vector a plan moves), in elements; 0 without in_elems.
   std::size_t vector_elems(std::size_t count, int P) const;
-  // The row's buffers come from each call's layout (alltoallv, allgatherv), not from `count`.
+  // The row's buffers come from each call's layout (alltoallv, allgatherv, reduce_scatter).
   bool per_rank_layout() const { return layout_args; }
   // collbench can run it (the data generators and the uniform call adapter are there).
   bool benchmarkable() const {
@@ -135,6 +137,8 @@ const std::vector<Collective> &all_collectives();
 // allgatherv: recvcounts are every rank's block (the same on all ranks), rdispls where each
 // lands in this rank's output; sendcounts and sdispls have one entry, this rank's block in the
 // input (in place: its place in the output).
+// reduce_scatter: recvcounts are every rank's block in units (the same on all ranks), the input
+// those blocks packed in rank order; the other three are empty.
 struct Layout {
   std::vector<std::size_t> sendcounts, sdispls, recvcounts, rdispls;
   bool operator==(const Layout &o) const {
@@ -154,7 +158,8 @@ struct PlanRequest {
   int root = 0;               // collectives with a root (CollectiveInfo::takes_root)
   // The algorithm's declared parameters, resolved to integers (kAuto for "auto").
   std::vector<std::pair<std::string, long long>> params;
-  // Collectives with a per-call layout (alltoallv, allgatherv): the counts and displacements, not
+  // Collectives with a per-call layout (alltoallv, allgatherv, reduce_scatter): the counts and
+  // displacements, not
   // owned (valid while the plan is built). nullptr: the uniform layout, `count` elements to and
   // from every peer in rank order (what pcoll-info and the plan matrix use).
   const Layout *layout = nullptr;

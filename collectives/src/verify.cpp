@@ -180,10 +180,14 @@ std::string check_segments(std::vector<State> &st,
           return fail(where + " holds input element " +
                       std::to_string(static_cast<long long>(at) + v.delta) + ", not " +
                       std::to_string(g.src_off + (at - g.out_off)));
-        for (int q = 0; q < P; ++q)
-          if ((((v.mask[q / 64] >> (q % 64)) & 1ULL) != 0) != (q == g.src_rank))
+        for (int q = 0; q < P; ++q) {
+          const bool has = ((v.mask[q / 64] >> (q % 64)) & 1ULL) != 0;
+          if (g.src_rank == kAllRanks && !has)
+            return fail(where + " lacks the contribution of rank " + std::to_string(q));
+          if (g.src_rank != kAllRanks && has != (q == g.src_rank))
             return fail(where + " does not come from rank " + std::to_string(g.src_rank) +
                         " alone");
+        }
         at += len;
       }
       pos = g.out_off + g.len;

@@ -21,7 +21,9 @@
 namespace pcoll {
 
 // Output elements [out_off, out_off + len) of a rank must hold input elements
-// [src_off, src_off + len) of rank src_rank, from that rank alone.
+// [src_off, src_off + len) of rank src_rank, from that rank alone; src_rank = kAllRanks: the
+// reduction of those input elements over every rank (reduce_scatter's uneven blocks).
+constexpr int kAllRanks = -1;
 struct ExpectSegment {
   std::size_t out_off = 0, len = 0;
   int src_rank = 0;
@@ -33,7 +35,8 @@ struct VerifyOptions {
   std::size_t count = 0;      // the collective's `count` argument
   bool require_order = true;  // check rank order (for algorithms without needs_commutative)
   int root = 0;               // collectives with a root (bcast, reduce)
-  // Per-rank layouts (alltoallv from a count matrix): when not empty, segments[r] replaces
+  // Per-rank layouts (alltoallv from a count matrix, allgatherv and reduce_scatter from block
+  // lengths): when not empty, segments[r] replaces
   // `expect` for rank r, and every output element outside its segments must be left untouched.
   std::vector<std::vector<ExpectSegment>> segments;
 };

@@ -7,7 +7,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
-static int n_allreduce, n_rsb, n_allgather, n_allgatherv, n_alltoall, n_alltoallv, n_bcast, n_reduce,
+static int n_allreduce, n_rsb, n_rs, n_allgather, n_allgatherv, n_alltoall, n_alltoallv, n_bcast, n_reduce,
     n_barrier;
 
 int MPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
@@ -17,6 +17,11 @@ int MPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_
 int MPI_Reduce_scatter_block(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
   ++n_rsb;
   return PMPI_Reduce_scatter_block(s, r, n, t, op, c);
+}
+int MPI_Reduce_scatter(const void *s, void *r, const int n[], MPI_Datatype t, MPI_Op op,
+                       MPI_Comm c) {
+  ++n_rs;
+  return PMPI_Reduce_scatter(s, r, n, t, op, c);
 }
 int MPI_Allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt,
                   MPI_Comm c) {
@@ -56,9 +61,9 @@ int MPI_Finalize(void) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0)
     printf(
-        "counting tool: allreduce=%d reduce_scatter_block=%d allgather=%d allgatherv=%d "
-        "alltoall=%d alltoallv=%d bcast=%d reduce=%d barrier=%d\n",
-        n_allreduce, n_rsb, n_allgather, n_allgatherv, n_alltoall, n_alltoallv, n_bcast, n_reduce,
+        "counting tool: allreduce=%d reduce_scatter_block=%d reduce_scatter=%d allgather=%d "
+        "allgatherv=%d alltoall=%d alltoallv=%d bcast=%d reduce=%d barrier=%d\n",
+        n_allreduce, n_rsb, n_rs, n_allgather, n_allgatherv, n_alltoall, n_alltoallv, n_bcast, n_reduce,
         n_barrier);
   fflush(stdout);
   return PMPI_Finalize();

@@ -14,7 +14,7 @@
 #include <string.h>
 
 static int rank, size;
-static int n_allreduce, n_rsb, n_allgather, n_allgatherv, n_alltoall, n_alltoallv, n_bcast, n_reduce,
+static int n_allreduce, n_rsb, n_rs, n_allgather, n_allgatherv, n_alltoall, n_alltoallv, n_bcast, n_reduce,
     n_barrier;
 
 static void expect(int ok, const char *what, int i, long got, long want) {
@@ -75,6 +75,29 @@ static void test_alltoall(int n) {
              q * 10000 + rank * 100 + k);
   n_alltoall += 1;
   free(in), free(out);
+}
+
+/* Block q of the reduced vector has (q * 3 + 1) % 4 elements (some none); in place the whole
+ * vector is in the receive buffer and the result lands in front. */
+static void test_reduce_scatter(int in_place) {
+  int *counts = malloc(sizeof(int) * size), total = 0, first = 0;
+  for (int q = 0; q < size; ++q) {
+    counts[q] = (q * 3 + 1) % 4;
+    if (q < rank) first += counts[q];
+    total += counts[q];
+  }
+  int *in = malloc(sizeof(int) * (total + 1)), *out = malloc(sizeof(int) * (total + 1));
+  for (int k = 0; k < total; ++k) in[k] = out[k] = rank * 1000 + k;
+  if (in_place)
+    MPI_Reduce_scatter(MPI_IN_PLACE, out, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  else
+    MPI_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  for (int k = 0; k < counts[rank]; ++k) {
+    const int want = 1000 * size * (size - 1) / 2 + size * (first + k);
+    expect(out[k] == want, "reduce_scatter", k, out[k], want);
+  }
+  n_rs += 1;
+  free(counts), free(in), free(out);
 }
 
 /* Rank q contributes (q * 5 + 2) % 4 elements (some none), placed in reverse rank order with a
@@ -263,6 +286,8 @@ int main(int argc, char **argv) {
   test_alltoallv();
   test_allgatherv(0);
   test_allgatherv(1);
+  test_reduce_scatter(0);
+  test_reduce_scatter(1);
   test_rooted(1, 0);
   test_rooted(100, size - 1);
   test_rooted(17, size / 2);
@@ -274,9 +299,9 @@ int main(int argc, char **argv) {
   const uint64_t sum = inexact_checksum();
   if (rank == 0) {
     printf(
-        "plain_mpi counts: allreduce=%d reduce_scatter_block=%d allgather=%d allgatherv=%d "
-        "alltoall=%d alltoallv=%d bcast=%d reduce=%d barrier=%d inter=%d\n",
-        n_allreduce, n_rsb, n_allgather, n_allgatherv, n_alltoall, n_alltoallv, n_bcast, n_reduce,
+        "plain_mpi counts: allreduce=%d reduce_scatter_block=%d reduce_scatter=%d allgather=%d "
+        "allgatherv=%d alltoall=%d alltoallv=%d bcast=%d reduce=%d barrier=%d inter=%d\n",
+        n_allreduce, n_rsb, n_rs, n_allgather, n_allgatherv, n_alltoall, n_alltoallv, n_bcast, n_reduce,
         n_barrier, inter);
     printf("plain_mpi checksum: %016llx\n", (unsigned long long)sum);
     printf("plain_mpi: P=%d, all results exact\n", size);

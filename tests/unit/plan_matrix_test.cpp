@@ -228,7 +228,8 @@ TEST_CASE("per-rank layouts: every plan delivers a count matrix exactly", "[plan
   // with the uniform layout; here every algorithm of theirs runs on uneven count matrices.
   int rows = 0;
   for (const CollectiveInfo &c : collective_table()) {
-    if (!c.per_rank_layout() || c.id == Collective::allgatherv) continue;  // allgatherv: below
+    // Count matrices are alltoallv's layouts; allgatherv and reduce_scatter have their own below.
+    if (!c.per_rank_layout() || c.id != Collective::alltoallv) continue;
     ++rows;
     for (const auto &v : pcoll_test::variants_of(c.name, pcoll_test::symbolic)) {
       const AlgorithmInfo *algo = find_algorithm(c.id, v.algo);
@@ -341,6 +342,58 @@ TEST_CASE("allgatherv: recursive doubling gathers in place when displs are the p
     const Plan p = make_plan(*algo, req);
     CHECK((p.tmp_elems == 0) == (kind == 0));
   }
+}
+
+TEST_CASE("reduce_scatter: every plan reduces blocks of any length to their rank",
+          "[plan][reduce_scatter]") {
+  for (const auto &v : pcoll_test::variants_of("reduce_scatter", pcoll_test::symbolic)) {
+    const AlgorithmInfo *algo = find_algorithm(Collective::reduce_scatter, v.algo);
+    REQUIRE(algo != nullptr);
+    for (int P = 1; P <= 40; P += P < 12 ? 1 : 7) {
+      int m = 0;
+      for (const auto &len : block_lengths(P)) {
+        Layout l;
+        l.recvcounts = len;
+        const std::vector<Layout> layouts(static_cast<std::size_t>(P), l);
+        const Schedule s = make_schedule(build_all(
+            *algo,
+            plan_request(*algo, load_config(), 0, CallShape::in_units(Collective::reduce_scatter, P, 1, 8)),
+            layouts));
+        VerifyOptions opt;
+        opt.segments.resize(static_cast<std::size_t>(P));
+        std::size_t first = 0;
+        for (std::size_t r = 0; r < static_cast<std::size_t>(P); ++r) {
+          opt.segments[r].push_back({0, len[r], kAllRanks, first});
+          first += len[r];
+        }
+        INFO("reduce_scatter/" << v.label << " P=" << P << " lengths " << m++);
+        REQUIRE(verify_schedule(s, opt) == "");
+      }
+    }
+  }
+}
+
+TEST_CASE("the reduced-segment check catches a block reduced without a rank",
+          "[plan][reduce_scatter]") {
+  // ring on lengths whose block 0 is expected where block 1 lies: fails, as does an
+  // expectation that a reduced block came from one rank alone.
+  const AlgorithmInfo *algo = find_algorithm(Collective::reduce_scatter, "ring");
+  REQUIRE(algo != nullptr);
+  Layout l;
+  l.recvcounts = {3, 2, 4};
+  const std::vector<Layout> layouts(3, l);
+  const Schedule s = make_schedule(build_all(
+      *algo, plan_request(*algo, load_config(), 0, CallShape::in_units(Collective::reduce_scatter, 3, 1, 8)),
+      layouts));
+  VerifyOptions good, shifted, alone;
+  good.segments = {{{0, 3, kAllRanks, 0}}, {{0, 2, kAllRanks, 3}}, {{0, 4, kAllRanks, 5}}};
+  REQUIRE(verify_schedule(s, good).empty());
+  shifted = good;
+  shifted.segments[1][0].src_off = 0;
+  CHECK_FALSE(verify_schedule(s, shifted).empty());
+  alone = good;
+  alone.segments[2][0].src_rank = 2;
+  CHECK_FALSE(verify_schedule(s, alone).empty());
 }
 
 TEST_CASE("the segment check catches a misdelivered block", "[plan][alltoallv]") {

@@ -28,6 +28,12 @@ int PCOLL_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 int PCOLL_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 
+/* MPI_Reduce_scatter semantics: block q of the reduced vector (recvcounts[q] elements, the
+ * blocks in rank order) to rank q; MPI_IN_PLACE (the whole vector in recvbuf, the result in
+ * front), zero counts, any P; commutative ops (non-commutative ones go to the vendor). */
+int PCOLL_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+
 int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 
@@ -70,6 +76,8 @@ int PCOLL_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 int PCOLL_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                 MPI_Request *request);
+int PCOLL_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
 int PCOLL_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
 int PCOLL_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -98,6 +106,9 @@ int PCOLL_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Data
 int PCOLL_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                     MPI_Info info, MPI_Request *request);
+int PCOLL_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                              MPI_Request *request);
 int PCOLL_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                          MPI_Request *request);

@@ -29,6 +29,14 @@ int reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_
              : vendor_PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
+int reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm) {
+  PCOLL_VENDOR(PMPI_Reduce_scatter);
+  const Gate gate;
+  return gate.serve() ? PCOLL_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm)
+                      : vendor_PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
 int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
               int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   PCOLL_VENDOR(PMPI_Allgather);
@@ -112,6 +120,10 @@ PCOLL_BOTH(int, Reduce_scatter_block,
            (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
             MPI_Comm comm),
            reduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm))
+PCOLL_BOTH(int, Reduce_scatter,
+           (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+            MPI_Op op, MPI_Comm comm),
+           reduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm))
 PCOLL_BOTH(int, Allgather,
            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
             MPI_Datatype recvtype, MPI_Comm comm),

@@ -59,6 +59,10 @@ PCOLL_SERVE(Ireduce_scatter_block,
             (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
              MPI_Comm comm, MPI_Request *request),
             (sendbuf, recvbuf, recvcount, datatype, op, comm, request))
+PCOLL_SERVE(Ireduce_scatter,
+            (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+             MPI_Op op, MPI_Comm comm, MPI_Request *request),
+            (sendbuf, recvbuf, recvcounts, datatype, op, comm, request))
 PCOLL_SERVE(Iallgather,
             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
@@ -99,6 +103,11 @@ PCOLL_SERVE(Ibarrier, (MPI_Comm comm, MPI_Request *request), (comm, request))
                  (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,   \
                   MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request),             \
                  (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request))            \
+  PCOLL_SERVE_AS(Prefix, Reduce_scatter_init,                                                 \
+                 (const void *sendbuf, void *recvbuf, const int recvcounts[],                 \
+                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,             \
+                  MPI_Request *request),                                                      \
+                 (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request))           \
   PCOLL_SERVE_AS(Prefix, Allgather_init,                                                      \
                  (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,   \
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,         \

@@ -1,5 +1,5 @@
 // The rest of MPI's collective surface in libpcoll_mpi.so: the collectives pcoll has no algorithm
-// for (MPI_Gather(v), Scatter(v), Reduce_scatter, Scan, Exscan, Alltoallw, the
+// for (MPI_Gather(v), Scatter(v), Scan, Exscan, Alltoallw, the
 // neighbourhood collectives) and their nonblocking forms. Each goes to the vendor's PMPI_<Coll>
 // with the program's arguments, unchanged, but is traced like a pcoll call (collective, algorithm
 // "vendor", count and datatype size, time per rank), so a trace of an unmodified program accounts
@@ -194,16 +194,8 @@ PCOLL_TRACED(Scatterv, "scatterv", SCATTERV_P(), SCATTERV_A(), SCATTERV_COUNT, S
 PCOLL_TRACED_I(Iscatterv, "iscatterv", SCATTERV_P(, MPI_Request *request),
                SCATTERV_A(, request), SCATTERV_A(, inner), SCATTERV_COUNT, SCATTER_SIZE)
 
-// --- reduce_scatter, scan, exscan ------------------------------------------------------------
+// --- scan, exscan ------------------------------------------------------------
 
-#define REDSCAT_P(...)                                                                    \
-  (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,   \
-   MPI_Op op, MPI_Comm comm __VA_ARGS__)
-#define REDSCAT_A(...) (sendbuf, recvbuf, recvcounts, datatype, op, comm __VA_ARGS__)
-PCOLL_TRACED(Reduce_scatter, "reduce_scatter", REDSCAT_P(), REDSCAT_A(),
-             sum_of(recvcounts, comm_size(comm)), type_bytes(datatype))
-PCOLL_TRACED_I(Ireduce_scatter, "ireduce_scatter", REDSCAT_P(, MPI_Request *request),
-               REDSCAT_A(, request), REDSCAT_A(, inner), sum_of(recvcounts, comm_size(comm)), type_bytes(datatype))
 
 #define SCAN_P(...) \
   (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm __VA_ARGS__)

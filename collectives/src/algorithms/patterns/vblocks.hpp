@@ -1,7 +1,8 @@
-// Blocks of unequal length for the v-collectives whose counts every rank knows (allgatherv):
-// block q's length (the same on every rank) and where it lands in this rank's output, from
-// PlanRequest::layout, or the uniform layout of `count` per rank in rank order without one (the
-// model, pcoll-info, the plan matrix). Lengths and offsets are in the plan's elements.
+// Blocks of unequal length for the v-collectives whose counts every rank knows (allgatherv,
+// reduce_scatter): block q's length (the same on every rank) and where it lands in this rank's
+// output, from PlanRequest::layout (no displacements: packed in rank order), or the uniform
+// layout of `count` per rank in rank order without one (the model, pcoll-info, the plan matrix).
+// Lengths and offsets are in the plan's elements.
 #pragma once
 
 #include <algorithm>
@@ -26,6 +27,10 @@ struct VBlocks {
     if (req.layout != nullptr) {
       len = req.layout->recvcounts;
       at = req.layout->rdispls;
+      if (at.size() != len.size()) {  // no displacements: packed in rank order
+        at.assign(len.size(), 0);
+        for (std::size_t q = 1; q < len.size(); ++q) at[q] = at[q - 1] + len[q - 1];
+      }
       in_off = req.layout->sdispls.empty() ? 0 : req.layout->sdispls[0];
       in_len = req.layout->sendcounts.empty() ? 0 : req.layout->sendcounts[0];
     } else {
