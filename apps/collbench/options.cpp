@@ -69,12 +69,14 @@ Options parse_options(int argc, char **argv, int rank) {
       "verified outside the timed region)"};
   app.footer(
       "Bandwidths as nccl-tests: algbw = size / median time (size = the total, see --min), "
-      "busbw = algbw * 2(P-1)/P for allreduce, algbw * (P-1)/P for reduce_scatter_block and "
-      "allgather. Inputs are small integers, so every expected result is exact.");
+      "busbw = algbw * 2(P-1)/P for allreduce, algbw * (P-1)/P for the reduce-scatters, "
+      "allgathers and alltoall. Inputs are small integers, so every expected result is exact.");
   std::string algos, sizes, segments, min_s = "8", max_s = "4M", cold_s = "32M";
   app.add_option("--coll", o.coll,
-                 "collective to time: allreduce, reduce_scatter_block (MPI_SUM; count = "
-                 "recvcount, the per-rank block) or allgather (count = sendcount = recvcount)")
+                 "collective to time (--list names them): allreduce, reduce_scatter_block and "
+                 "reduce_scatter (MPI_SUM; count = recvcount, the per-rank block, equal for "
+                 "every rank), allgather and allgatherv (count = sendcount = recvcount, equal "
+                 "blocks), alltoall (count per destination)")
       ->capture_default_str();
   app.add_option("--algos", algos,
                  "comma-separated algorithms (default: every algorithm of the collective, "

@@ -135,9 +135,10 @@ struct Call {
 
   bool in_place() const { return sendbuf == MPI_IN_PLACE; }
   // The memo may hold this call: predefined datatypes and op (handles that never change
-  // meaning), no per-rank layout.
+  // meaning), no per-rank layout (allgatherv's and reduce_scatter's counts, which are the
+  // signature's, are kept with the memo entry and compared in full).
   bool memoizable() const {
-    return v == nullptr && blocks == nullptr && (op == MPI_OP_NULL || is_predefined_op(op)) &&
+    return (v == nullptr || v->gather) && (op == MPI_OP_NULL || is_predefined_op(op)) &&
            describe_type(recvtype).predefined && (in_place() || describe_type(sendtype).predefined);
   }
 };
@@ -676,13 +677,15 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
                              c.op,
                              c.root};
   const Signature *sig = nullptr;
-  const Decision *d = c.v == nullptr && c.blocks == nullptr ? ctx->memo_find(key, &sig) : nullptr;
+  const int *memo_counts = c.v != nullptr ? c.v->recvcounts : c.blocks;
+  const int memo_n = c.v != nullptr ? c.v->peers : c.blocks != nullptr ? ctx->size() : 0;
+  const Decision *d = c.memoizable() ? ctx->memo_find(key, &sig, memo_counts, memo_n) : nullptr;
   Signature fresh;
   if (d == nullptr) {
     if (int rc = signature_of(*ctx, c, fresh); rc != MPI_SUCCESS) return rc;
     d = &ctx->decision(fresh.shape);
     sig = &fresh;
-    if (c.memoizable()) ctx->memo_store(key, fresh, d);
+    if (c.memoizable()) ctx->memo_store(key, fresh, d, memo_counts, memo_n);
   }
   if (d->error != MPI_SUCCESS) return fail(c.comm, d->error, d->error_message);
   for (const std::string &w : d->warnings)

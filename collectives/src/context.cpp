@@ -256,10 +256,15 @@ int Context::pop_override() {
   return MPI_SUCCESS;
 }
 
-void Context::memo_store(const MemoKey &k, const Signature &sig, const Decision *d) {
+void Context::memo_store(const MemoKey &k, const Signature &sig, const Decision *d,
+                         const int *counts, int n) {
   memo_.key = k;
   memo_.sig = sig;
   memo_.d = d;
+  if (counts != nullptr)
+    memo_.counts.assign(counts, counts + n);  // keeps its capacity: no allocation in a loop
+  else
+    memo_.counts.clear();
 }
 
 void Context::select_state() {

@@ -98,7 +98,9 @@ class Context {
   // datatype and op are predefined (their handles never change meaning; derived types and user
   // ops are described anew, from their cached descriptions): a loop repeating its call finds its
   // signature and decision without describing the datatype or hashing the shape. Forgotten
-  // whenever the decision cache or the configuration changes.
+  // whenever the decision cache or the configuration changes. Calls whose signature depends on
+  // counts per peer (allgatherv, reduce_scatter) pass them: the memo keeps a copy and compares
+  // it in full (n ints), never by hash.
   struct MemoKey {
     Collective coll{};
     int count = 0;
@@ -112,12 +114,17 @@ class Context {
              sendtype == o.sendtype && sendcount == o.sendcount && root == o.root;
     }
   };
-  const Decision *memo_find(const MemoKey &k, const Signature **sig) const {
+  const Decision *memo_find(const MemoKey &k, const Signature **sig, const int *counts = nullptr,
+                            int n = 0) const {
     if (memo_.d == nullptr || !(memo_.key == k)) return nullptr;
+    if (memo_.counts.size() != static_cast<std::size_t>(counts ? n : 0)) return nullptr;
+    for (int q = 0; q < n && counts; ++q)
+      if (memo_.counts[static_cast<std::size_t>(q)] != counts[q]) return nullptr;
     *sig = &memo_.sig;
     return memo_.d;
   }
-  void memo_store(const MemoKey &k, const Signature &sig, const Decision *d);
+  void memo_store(const MemoKey &k, const Signature &sig, const Decision *d,
+                  const int *counts = nullptr, int n = 0);
   // How many decisions were made (selection + planning: the slow path) on this communicator.
   std::size_t decisions_made() const { return decisions_made_; }
 
@@ -172,6 +179,7 @@ class Context {
     MemoKey key;
     Signature sig;
     const Decision *d = nullptr;
+    std::vector<int> counts;  // the call's counts per peer, where its signature depends on them
   } memo_;
   void select_state();  // state_ = the state of overrides_, created on first use
   bool inter_ = false;
