@@ -4,11 +4,15 @@
 // [slot_lo(q), slot_hi(q)); in step s new ranks q and q xor 2^s exchange the (contiguous) ranges
 // they own, doubling them; at the end the odd rank sends the whole vector to its even partner.
 //
+// With PlanRequest::layout the same schedule over blocks of any length and displacements
+// (allgatherv/recursive_doubling.cpp, which shares this builder; ../patterns/vblocks.hpp).
+//
 // Restrictions: none.
 // Cost (n = bytes per block, P' the largest power of two <= P, f = 1 if P != P'):
 //   T = log2 P' alpha + (P'-1)/P' beta n P + f (2 alpha + beta n (P + 1)). Temporary: none.
 #include "../../registry.hpp"
 #include "../patterns/fold.hpp"
+#include "../patterns/vblocks.hpp"
 
 namespace pcoll {
 namespace {
@@ -18,34 +22,48 @@ Plan build(const PlanRequest &req) {
   const int fold_ph = plan.phase_index("fold"), ag = plan.phase_index("allgather"),
             unfold_ph = plan.phase_index("unfold");
   const int P = req.size, me = req.rank;
-  const std::size_t n = req.count, m = n * static_cast<std::size_t>(P);
-  if (n == 0) return plan;
+  const VBlocks b(req);
+  plan.in_elems = b.in_off + b.in_len;
+  plan.out_elems = b.out_extent();
+  const std::size_t N = b.total();
+  if (N == 0) return plan;
+  // The packed vector: the output when displs are the packed order, else temporary space.
+  const bool direct = b.in_order;
+  if (!direct) plan.tmp_elems = N;
+  auto work = [&](std::size_t off, std::size_t len) {
+    return direct ? out_range(off, len) : tmp_range(off, len);
+  };
+  const std::size_t mine = b.packed[static_cast<std::size_t>(me)], n = b.len_of(me);
+  if (n > 0) add_copy(plan.new_round(fold_ph), in_range(b.in_off, n), work(mine, n));
   const PowerOfTwoFold f(P);
-  const std::size_t mine = static_cast<std::size_t>(me) * n;
-  add_copy(plan.new_round(fold_ph), in_range(0, n), out_range(mine, n));
   if (me < 2 * f.rem) {
     Round &r = plan.new_round(fold_ph);
-    if (me % 2 == 0)
-      add_send(r, me + 1, out_range(mine, n));
-    else
-      add_recv(r, me - 1, out_range(mine - n, n));
+    if (me % 2 == 0) {
+      if (n > 0) add_send(r, me + 1, work(mine, n));
+    } else if (b.len_of(me - 1) > 0) {
+      add_recv(r, me - 1, work(b.packed[static_cast<std::size_t>(me - 1)], b.len_of(me - 1)));
+    }
   }
   const int nr = f.new_rank(me);
-  auto elems = [&](int q0, int q1) {  // (offset, length)
-    const auto e = slot_elems(f, q0, q1, n);
-    return std::make_pair(e.first, e.second - e.first);
-  };
   if (nr >= 0) {
     for (int mask = 1; mask < f.pof2; mask <<= 1) {
       const int base = nr & ~(mask - 1), pbase = base ^ mask;  // aligned blocks of new ranks
-      const auto own = elems(base, base + mask), theirs = elems(pbase, pbase + mask);
+      const auto own = b.span(slot_lo(f, base), slot_hi(f, base + mask - 1));
+      const auto theirs = b.span(slot_lo(f, pbase), slot_hi(f, pbase + mask - 1));
       Round &r = plan.new_round(ag);
       const int partner = f.real_rank(nr ^ mask);
-      add_send(r, partner, out_range(own.first, own.second));
-      add_recv(r, partner, out_range(theirs.first, theirs.second));
+      if (own.second > 0) add_send(r, partner, work(own.first, own.second));
+      if (theirs.second > 0) add_recv(r, partner, work(theirs.first, theirs.second));
     }
   }
-  f.unfold(plan, me, out_range(0, m), unfold_ph);
+  f.unfold(plan, me, work(0, N), unfold_ph);
+  if (!direct) {
+    Round &r = plan.new_round(unfold_ph);
+    for (int q = 0; q < P; ++q)
+      if (b.len_of(q) > 0)
+        add_copy(r, tmp_range(b.packed[static_cast<std::size_t>(q)], b.len_of(q)),
+                 out_range(b.at_of(q), b.len_of(q)));
+  }
   return plan;
 }
 

@@ -2,8 +2,12 @@
 // Yuan 2009). Rank r places its block at r*n; in step s it sends block (r-s) mod P to r+1 and
 // receives block (r-s-1) mod P from r-1 straight into place.
 //
+// With PlanRequest::layout the same schedule over blocks of any length and displacements
+// (allgatherv/ring.cpp, which shares this builder; ../patterns/vblocks.hpp).
+//
 // Restrictions: none. Cost (n = bytes per block): T = (P-1)(alpha + beta n). Temporary: none.
 #include "../../registry.hpp"
+#include "../patterns/vblocks.hpp"
 
 namespace pcoll {
 namespace {
@@ -12,14 +16,19 @@ Plan build(const PlanRequest &req) {
   Plan plan;
   const int ph = plan.phase_index("allgather");
   const int P = req.size, me = req.rank;
-  const std::size_t n = req.count;
-  if (n == 0) return plan;
-  auto blk = [&](int c) { return static_cast<std::size_t>(((c % P) + P) % P) * n; };
-  add_copy(plan.new_round(ph), in_range(0, n), out_range(blk(me), n));
+  const VBlocks b(req);
+  plan.in_elems = b.in_off + b.in_len;
+  plan.out_elems = b.out_extent();
+  if (b.total() == 0) return plan;
+  auto mod = [P](int c) { return ((c % P) + P) % P; };
+  if (b.len_of(me) > 0)
+    add_copy(plan.new_round(ph), in_range(b.in_off, b.len_of(me)),
+             out_range(b.at_of(me), b.len_of(me)));
   for (int s = 0; s < P - 1; ++s) {
     Round &r = plan.new_round(ph);
-    add_send(r, (me + 1) % P, out_range(blk(me - s), n));
-    add_recv(r, (me + P - 1) % P, out_range(blk(me - s - 1), n));
+    const int give = mod(me - s), take = mod(me - s - 1);
+    if (b.len_of(give) > 0) add_send(r, mod(me + 1), out_range(b.at_of(give), b.len_of(give)));
+    if (b.len_of(take) > 0) add_recv(r, mod(me - 1), out_range(b.at_of(take), b.len_of(take)));
   }
   return plan;
 }

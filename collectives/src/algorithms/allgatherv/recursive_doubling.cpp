@@ -14,83 +14,19 @@
 //   log2 P' alpha + (P'-1)/P' beta N + f (2 alpha + beta (N + n)).
 // Temporary: N bytes where displs are not the packed order, else none.
 #include "../../registry.hpp"
-#include "../patterns/fold.hpp"
-#include "../patterns/vblocks.hpp"
 
 namespace pcoll {
-namespace {
 
-Plan build(const PlanRequest &req) {
-  Plan plan;
-  const int fold_ph = plan.phase_index("fold"), ag = plan.phase_index("allgather"),
-            unfold_ph = plan.phase_index("unfold");
-  const int P = req.size, me = req.rank;
-  const VBlocks b(req);
-  plan.in_elems = b.in_off + b.in_len;
-  plan.out_elems = b.out_extent();
-  const std::size_t N = b.total();
-  if (N == 0) return plan;
-  // The packed vector: the output when displs are the packed order, else temporary space.
-  const bool direct = b.in_order;
-  if (!direct) plan.tmp_elems = N;
-  auto work = [&](std::size_t off, std::size_t len) {
-    return direct ? out_range(off, len) : tmp_range(off, len);
-  };
-  const std::size_t mine = b.packed[static_cast<std::size_t>(me)], n = b.len_of(me);
-  if (n > 0) add_copy(plan.new_round(fold_ph), in_range(b.in_off, n), work(mine, n));
-  const PowerOfTwoFold f(P);
-  if (me < 2 * f.rem) {
-    Round &r = plan.new_round(fold_ph);
-    if (me % 2 == 0) {
-      if (n > 0) add_send(r, me + 1, work(mine, n));
-    } else if (b.len_of(me - 1) > 0) {
-      add_recv(r, me - 1, work(b.packed[static_cast<std::size_t>(me - 1)], b.len_of(me - 1)));
-    }
-  }
-  const int nr = f.new_rank(me);
-  if (nr >= 0) {
-    for (int mask = 1; mask < f.pof2; mask <<= 1) {
-      const int base = nr & ~(mask - 1), pbase = base ^ mask;  // aligned blocks of new ranks
-      const auto own = b.span(slot_lo(f, base), slot_hi(f, base + mask - 1));
-      const auto theirs = b.span(slot_lo(f, pbase), slot_hi(f, pbase + mask - 1));
-      Round &r = plan.new_round(ag);
-      const int partner = f.real_rank(nr ^ mask);
-      if (own.second > 0) add_send(r, partner, work(own.first, own.second));
-      if (theirs.second > 0) add_recv(r, partner, work(theirs.first, theirs.second));
-    }
-  }
-  f.unfold(plan, me, work(0, N), unfold_ph);
-  if (!direct) {
-    Round &r = plan.new_round(unfold_ph);
-    for (int q = 0; q < P; ++q)
-      if (b.len_of(q) > 0)
-        add_copy(r, tmp_range(b.packed[static_cast<std::size_t>(q)], b.len_of(q)),
-                 out_range(b.at_of(q), b.len_of(q)));
-  }
-  return plan;
-}
+const AlgorithmInfo &recursive_doubling_allgather_info();
 
-double model(const PlanRequest &req, const CostParams &c) {
-  const PowerOfTwoFold f(req.size);
-  const double n = double(req.count * req.type_size), q = f.pof2, fo = f.rem > 0 ? 1 : 0;
-  const double m = n * req.size;
-  return f.log2_pof2() * c.alpha + (q - 1) / q * c.beta * m + fo * (2 * c.alpha + c.beta * (m + n));
-}
-
-}  // namespace
-
+// The twin's schedule and model: its builder reads PlanRequest::layout (blocks of any length),
+// and without one builds the uniform plan.
 const AlgorithmInfo &recursive_doubling_allgatherv_info() {
   static const AlgorithmInfo info = [] {
-    AlgorithmInfo a;
+    AlgorithmInfo a = recursive_doubling_allgather_info();
     a.coll = Collective::allgatherv;
-    a.name = "recursive_doubling";
-    a.description =
-        "recursive-doubling allgatherv, log2(P) steps of packed rank ranges; fold for "
+    a.description = "recursive-doubling allgatherv, log2(P) steps of packed rank ranges; fold for "
         "non-power-of-two P";
-    a.source = "Thakur, Rabenseifner and Gropp 2005 (MPICH)";
-    a.build = build;
-    a.model = model;
-    a.model_exact = false;
     return a;
   }();
   return info;

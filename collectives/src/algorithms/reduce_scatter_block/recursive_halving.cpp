@@ -6,12 +6,16 @@
 // message is one contiguous range) and the received half is reduced. At the end the odd rank of
 // a folded pair sends the even rank its block.
 //
+// With PlanRequest::layout the same schedule over blocks of any length
+// (reduce_scatter/recursive_halving.cpp, which shares this builder; ../patterns/vblocks.hpp).
+//
 // Restrictions: commutative op (halving from the top bit pairs ranks P'/2 apart).
 // Cost (n = bytes per block, P' the largest power of two <= P, f = 1 if P != P'):
 //   T = log2 P' alpha + (P'-1)/P' beta n P + f (2 alpha + beta n (P + 1)) + gammas.
 // Temporary: (2 P) n bytes.
 #include "../../registry.hpp"
 #include "../patterns/fold.hpp"
+#include "../patterns/vblocks.hpp"
 
 namespace pcoll {
 namespace {
@@ -21,18 +25,25 @@ Plan build(const PlanRequest &req) {
   const int fold_ph = plan.phase_index("fold"), rs = plan.phase_index("reduce_scatter"),
             unfold_ph = plan.phase_index("unfold");
   const int P = req.size, me = req.rank;
-  const std::size_t n = req.count, m = n * static_cast<std::size_t>(P);
-  if (n == 0) return plan;
+  const VBlocks b(req);
+  const std::size_t N = b.total();
+  plan.in_elems = N;
+  plan.out_elems = b.len_of(me);
+  if (N == 0) return plan;
   if (P == 1) {
-    add_copy(plan.new_round(rs), in_range(0, n), out_range(0, n));
+    add_copy(plan.new_round(rs), in_range(0, N), out_range(0, N));
     return plan;
   }
-  plan.tmp_elems = 2 * m;  // working vector, then receive space
-  add_copy(plan.new_round(fold_ph), in_range(0, m), tmp_range(0, m));
+  plan.tmp_elems = 2 * N;  // working vector, then receive space
+  add_copy(plan.new_round(fold_ph), in_range(0, N), tmp_range(0, N));
   const PowerOfTwoFold f(P);
-  f.fold(plan, me, tmp_range(0, m), tmp_range(m, m), fold_ph);
+  f.fold(plan, me, tmp_range(0, N), tmp_range(N, N), fold_ph);
   const int nr = f.new_rank(me);
-  auto elems = [&](int q0, int q1) { return slot_elems(f, q0, q1, n); };
+  // Packed range [first, second) of the blocks of new ranks [q0, q1).
+  auto elems = [&](int q0, int q1) {
+    const auto s = b.span(slot_lo(f, q0), slot_hi(f, q1 - 1));
+    return std::make_pair(s.first, s.first + s.second);
+  };
   if (nr >= 0) {
     int lo = 0, hi = f.pof2;
     while (hi - lo > 1) {
@@ -42,10 +53,13 @@ Plan build(const PlanRequest &req) {
       const auto give = upper ? elems(lo, lo + half) : elems(lo + half, hi);
       const auto keep = upper ? elems(lo + half, hi) : elems(lo, lo + half);
       Round &r = plan.new_round(rs);
-      add_send(r, partner, tmp_range(give.first, give.second - give.first));
-      const Range slot = tmp_range(m + keep.first, keep.second - keep.first);
-      const int rv = add_recv(r, partner, slot);
-      add_reduce(r, slot, tmp_range(keep.first, keep.second - keep.first), upper, rv);
+      if (give.second > give.first)
+        add_send(r, partner, tmp_range(give.first, give.second - give.first));
+      if (keep.second > keep.first) {
+        const Range slot = tmp_range(N + keep.first, keep.second - keep.first);
+        const int rv = add_recv(r, partner, slot);
+        add_reduce(r, slot, tmp_range(keep.first, keep.second - keep.first), upper, rv);
+      }
       if (upper)
         lo += half;
       else
@@ -53,11 +67,15 @@ Plan build(const PlanRequest &req) {
     }
   }
   Round &fin = plan.new_round(unfold_ph);
+  const std::size_t n = b.len_of(me);
+  const std::size_t mine = b.packed[static_cast<std::size_t>(me)];
   if (me < 2 * f.rem && me % 2 == 0) {
-    add_recv(fin, me + 1, out_range(0, n));
+    if (n > 0) add_recv(fin, me + 1, out_range(0, n));
   } else {
-    if (me < 2 * f.rem) add_send(fin, me - 1, tmp_range(static_cast<std::size_t>(me - 1) * n, n));
-    add_copy(fin, tmp_range(static_cast<std::size_t>(me) * n, n), out_range(0, n));
+    if (me < 2 * f.rem && b.len_of(me - 1) > 0)
+      add_send(fin, me - 1,
+               tmp_range(b.packed[static_cast<std::size_t>(me - 1)], b.len_of(me - 1)));
+    if (n > 0) add_copy(fin, tmp_range(mine, n), out_range(0, n));
   }
   return plan;
 }
