@@ -806,15 +806,20 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
 
   VectorLayout vl;
   std::shared_ptr<const Plan> layout_plan;
+  // Layout collectives: the plan of this layout, from the decision's cache or built now.
+  auto plan_of = [&](const Layout &l) {
+    std::shared_ptr<const Plan> p = d->layout_plans->find(l);
+    if (!p) {
+      PlanRequest req = d->req;
+      req.layout = &l;
+      p = std::make_shared<const Plan>(make_plan(*d->algo, req));
+      d->layout_plans->store(l, p);
+    }
+    return p;
+  };
   if (c.v != nullptr) {
     vl = vector_layout(c);
-    layout_plan = d->layout_plans->find(vl.bytes);
-    if (!layout_plan) {
-      PlanRequest req = d->req;
-      req.layout = &vl.bytes;
-      layout_plan = std::make_shared<const Plan>(make_plan(*d->algo, req));
-      d->layout_plans->store(vl.bytes, layout_plan);
-    }
+    layout_plan = plan_of(vl.bytes);
   } else if (c.blocks != nullptr) {
     // reduce_scatter: every rank's block in units, the input packed in rank order.
     Layout units;
@@ -822,13 +827,7 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
     for (int q = 0; q < ctx->size(); ++q)
       units.recvcounts[static_cast<std::size_t>(q)] =
           static_cast<std::size_t>(c.blocks[q]) * sig->units_per_elem;
-    layout_plan = d->layout_plans->find(units);
-    if (!layout_plan) {
-      PlanRequest req = d->req;
-      req.layout = &units;
-      layout_plan = std::make_shared<const Plan>(make_plan(*d->algo, req));
-      d->layout_plans->store(units, layout_plan);
-    }
+    layout_plan = plan_of(units);
   }
   const MPI_Op op = c.op == MPI_OP_NULL ? MPI_SUM : unit_op(*sig, c.op);
 

@@ -23,7 +23,6 @@ struct VBlocks {
 
   explicit VBlocks(const PlanRequest &req) {
     const auto P = static_cast<std::size_t>(req.size);
-    const auto me = static_cast<std::size_t>(req.rank);
     if (req.layout != nullptr) {
       len = req.layout->recvcounts;
       at = req.layout->rdispls;
@@ -43,7 +42,6 @@ struct VBlocks {
       packed[q + 1] = packed[q] + len[q];
       if (len[q] > 0 && at[q] != packed[q]) in_order = false;
     }
-    (void)me;
   }
   std::size_t total() const { return packed.back(); }
   std::size_t out_extent() const {
