@@ -24,6 +24,10 @@ Round &Plan::new_round(int phase) {
   return rounds.back();
 }
 
+void Plan::idle(int phase, int n) {
+  for (int i = 0; i < n; ++i) new_round(phase);
+}
+
 int Plan::phase_index(const std::string &name) {
   auto it = std::find(phases.begin(), phases.end(), name);
   if (it != phases.end()) return static_cast<int>(it - phases.begin());
@@ -82,9 +86,13 @@ Plan make_plan(const AlgorithmInfo &algo, const PlanRequest &req) {
   p.copy_in_to_out = coll.copy_in_to_out && !p.reads_in_only;
   // Builders may leave rounds in which this rank has nothing to do (a fold it is not part of):
   // drop them, they would only cost the executor a loop iteration.
+  // Each round keeps its place in the builder's list as its step.
   std::vector<Round> kept;
-  for (auto &r : p.rounds)
+  for (std::size_t k = 0; k < p.rounds.size(); ++k) {
+    Round &r = p.rounds[k];
+    r.step = static_cast<int>(k);
     if (!r.sends.empty() || !r.recvs.empty() || !r.ops.empty()) kept.push_back(std::move(r));
+  }
   p.rounds = std::move(kept);
   finalize_plan(p);
   return p;

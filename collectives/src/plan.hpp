@@ -65,6 +65,14 @@ struct Round {
   std::vector<Xfer> sends;
   std::vector<LocalOp> ops;
   int phase = 0;  // index into Plan::phases, for tracing and the ledger
+  // The schedule's step this round belongs to, the same on every rank (make_plan: the round's
+  // place in the builder's list before empty rounds are dropped; -1 in plans written by hand,
+  // where the round's index is its step). A message is sent and received in the same step, so a
+  // builder whose ranks sit out some steps (a tree's leaves, a fold's extra ranks) leaves an
+  // empty round for each: the model charges a node's shared links per step, the traffic of
+  // every rank of the node in that step together (model.cpp), not per round index, which would
+  // add a leaf's first round to the root's.
+  int step = -1;
 };
 
 struct Plan {
@@ -87,6 +95,8 @@ struct Plan {
 
   // Helpers used by plan builders.
   Round &new_round(int phase);
+  // `n` steps in which this rank does nothing (kept as steps, dropped as rounds).
+  void idle(int phase, int n);
   int phase_index(const std::string &name);  // adds the phase name if new
 };
 

@@ -247,7 +247,17 @@ std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
           st[r].buf(rd.sends[i].range.buf).read(rd.sends[i].range.off, rd.sends[i].range.len);
     for (std::size_t i = 0; i < rd.recvs.size(); ++i) {
       const MsgLink &l = s.recv_from[r][k][i];
-      const Range &sr = s.plans[l.rank].rounds[l.round].sends[l.index].range;
+      const Round &from = s.plans[l.rank].rounds[l.round];
+      // The cost model charges a node's links per step (Round::step), so a builder's message
+      // must be sent and received in the same step.
+      if (rd.step >= 0 && from.step >= 0 && rd.step != from.step) {
+        std::ostringstream os;
+        os << "receives in step " << rd.step << " what rank " << l.rank << " sends in step "
+           << from.step << " (its round " << l.round
+           << "): a builder leaves an empty round for each step a rank sits out";
+        fail(r, k, os.str());
+      }
+      const Range &sr = from.sends[l.index].range;
       Runs payload = done[l.rank] > l.round ? sent[{l.rank, l.round, l.index}]
                                             : st[l.rank].buf(sr.buf).read(sr.off, sr.len);
       const Range &rr = rd.recvs[i].range;

@@ -7,7 +7,9 @@
 //   - for algorithms that claim order preservation, the inputs were combined in rank order;
 //   - every rank evaluated the same expression in the same operand order, i.e. all ranks get
 //     bit-identical results whatever the datatype and op;
-//   - no uninitialised scratch memory reaches a result.
+//   - no uninitialised scratch memory reaches a result;
+//   - every message is sent and received in the same step (Round::step), as the cost model
+//     assumes when it charges a node's shared links step by step.
 // Buffers are stored as runs of equal values, so counts of 10^5 and more cost no more than small
 // counts.
 #pragma once

@@ -85,6 +85,29 @@ TEST_CASE("unmatched messages and deadlocks are caught", "[verify]") {
   REQUIRE(make_schedule(dl).error.find("deadlock") != std::string::npos);
 }
 
+TEST_CASE("a message sent in one step and received in another is caught", "[verify]") {
+  // Rank 0 sends in step 0; rank 1 receives in its first round, which its builder marked as
+  // step 1 (as make_plan does when an empty round came first): the model would charge that
+  // message's node link in the wrong step.
+  std::vector<Plan> plans(2);
+  for (int r = 0; r < 2; ++r) {
+    plans[r].rank = r;
+    plans[r].size = 2;
+    plans[r].out_elems = 4;
+  }
+  add_send(plans[0].new_round(0), 1, out_range(0, 4));
+  add_recv(plans[1].new_round(0), 0, out_range(0, 4));
+  plans[0].rounds[0].step = 0;
+  plans[1].rounds[0].step = 0;
+  VerifyOptions bcast;
+  bcast.count = 4;
+  bcast.expect = collective_info(Collective::bcast).expect;
+  REQUIRE(verify_schedule(make_schedule(plans), bcast).empty());
+  plans[1].rounds[0].step = 1;
+  REQUIRE(verify_schedule(make_schedule(plans), bcast)
+              .find("in step 1 what rank 0 sends in step 0") != std::string::npos);
+}
+
 TEST_CASE("hazards inside a round are caught", "[verify]") {
   auto plans = two_rank_exchange(4);
   plans[0].rounds[0].recvs[0].range = out_range(0, 4);  // receive into the buffer being sent

@@ -34,15 +34,15 @@ Plan build(const PlanRequest &req) {
     return direct ? out_range(off, len) : tmp_range(off, len);
   };
   const std::size_t mine = b.packed[static_cast<std::size_t>(me)], n = b.len_of(me);
-  if (n > 0) add_copy(plan.new_round(fold_ph), in_range(b.in_off, n), work(mine, n));
+  Round &start = plan.new_round(fold_ph);  // on every rank, empty for an empty block (Round::step)
+  if (n > 0) add_copy(start, in_range(b.in_off, n), work(mine, n));
   const PowerOfTwoFold f(P);
-  if (me < 2 * f.rem) {
-    Round &r = plan.new_round(fold_ph);
-    if (me % 2 == 0) {
-      if (n > 0) add_send(r, me + 1, work(mine, n));
-    } else if (b.len_of(me - 1) > 0) {
+  if (f.rem > 0) {
+    Round &r = plan.new_round(fold_ph);  // empty outside the fold: the same step (Round::step)
+    const bool folds = me < 2 * f.rem;
+    if (folds && me % 2 == 0 && n > 0) add_send(r, me + 1, work(mine, n));
+    if (folds && me % 2 == 1 && b.len_of(me - 1) > 0)
       add_recv(r, me - 1, work(b.packed[static_cast<std::size_t>(me - 1)], b.len_of(me - 1)));
-    }
   }
   const int nr = f.new_rank(me);
   if (nr >= 0) {
@@ -55,6 +55,8 @@ Plan build(const PlanRequest &req) {
       if (own.second > 0) add_send(r, partner, work(own.first, own.second));
       if (theirs.second > 0) add_recv(r, partner, work(theirs.first, theirs.second));
     }
+  } else {
+    plan.idle(ag, f.log2_pof2());  // the doubling's steps (Round::step)
   }
   f.unfold(plan, me, work(0, N), unfold_ph);
   if (!direct) {

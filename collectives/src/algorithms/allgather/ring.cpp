@@ -21,9 +21,9 @@ Plan build(const PlanRequest &req) {
   plan.out_elems = b.out_extent();
   if (b.total() == 0) return plan;
   auto mod = [P](int c) { return ((c % P) + P) % P; };
+  Round &own = plan.new_round(ph);  // on every rank, empty for an empty block (Round::step)
   if (b.len_of(me) > 0)
-    add_copy(plan.new_round(ph), in_range(b.in_off, b.len_of(me)),
-             out_range(b.at_of(me), b.len_of(me)));
+    add_copy(own, in_range(b.in_off, b.len_of(me)), out_range(b.at_of(me), b.len_of(me)));
   for (int s = 0; s < P - 1; ++s) {
     Round &r = plan.new_round(ph);
     const int give = mod(me - s), take = mod(me - s - 1);

@@ -40,11 +40,10 @@ Plan build(const PlanRequest &req) {
   plan.tmp_elems = n;
   const Range work = out_range(0, n), scratch = tmp_range(0, n);
   f.fold(plan, req.rank, work, scratch, fold_ph);
-  const int nr = f.new_rank(req.rank);
-  if (nr >= 0) {
-    bine_reduce(plan, f, nr, /*root=*/0, work, scratch, reduce);
-    bine_bcast(plan, f, nr, /*root=*/0, work, bcast);
-  }
+  f.run(plan, req.rank, reduce, [&](Plan &pl, int nr) {
+    bine_reduce(pl, f, nr, /*root=*/0, work, scratch, reduce);
+    bine_bcast(pl, f, nr, /*root=*/0, work, bcast);
+  });
   f.unfold(plan, req.rank, work, unfold_ph);
   return plan;
 }

@@ -32,7 +32,10 @@ Plan build(const PlanRequest &req) {
     // Sent straight from the input (no copy into out first, as Open MPI's basic_linear);
     // with MPI_IN_PLACE `in` is the receive buffer, sent before the result lands there.
     plan.reads_in_only = true;
+    // Steps (Round::step) in the root's order: its receive from this rank, then the broadcast.
+    plan.idle(reduce, req.rank - 1);
     add_send(plan.new_round(reduce), 0, in_range(0, n));
+    plan.idle(reduce, req.size - 1 - req.rank);
     add_recv(plan.new_round(bcast), 0, out_range(0, n));
   }
   return plan;

@@ -37,11 +37,10 @@ Plan build(const PlanRequest &req) {
   if (n < static_cast<std::size_t>(f.pof2)) return recursive_doubling_allreduce_info().build(req);
   plan.tmp_elems = n;
   f.fold(plan, req.rank, out_range(0, n), tmp_range(0, n), fold_ph);
-  const int nr = f.new_rank(req.rank);
-  if (nr >= 0) {
-    halving_reduce_scatter(plan, f, nr, out_range(0, n), tmp_range(0, n), rs);
-    doubling_allgather(plan, f, nr, out_range(0, n), ag);
-  }
+  f.run(plan, req.rank, rs, [&](Plan &pl, int nr) {
+    halving_reduce_scatter(pl, f, nr, out_range(0, n), tmp_range(0, n), rs);
+    doubling_allgather(pl, f, nr, out_range(0, n), ag);
+  });
   f.unfold(plan, req.rank, out_range(0, n), unfold_ph);
   return plan;
 }

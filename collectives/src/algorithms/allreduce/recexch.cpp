@@ -60,13 +60,16 @@ Plan build(const PlanRequest &req) {
   auto slot = [n](int j) { return tmp_range(static_cast<std::size_t>(j) * n, n); };
   const Range out = out_range(0, n);
 
-  if (me >= q) {  // folded: contribute, then receive the result
+  // Every rank has the fold's and the unfold's step when there are extras, empty where it
+  // takes no part (Round::step).
+  if (me >= q) {  // folded: contribute, wait out the exchange, then receive the result
     add_send(plan.new_round(fold_ph), me % q, out);
+    plan.idle(xch, s.m);
     add_recv(plan.new_round(unfold_ph), me % q, out);
     return plan;
   }
   // fold: the extras r = me + q, me + 2q, ... in rank order.
-  if (me + q < P) {
+  if (q < P) {
     Round &r = plan.new_round(fold_ph);
     int i = 0;
     for (int x = me + q; x < P; x += q, ++i) {
@@ -97,7 +100,7 @@ Plan build(const PlanRequest &req) {
     }
   }
   // unfold: the result to the extras.
-  if (me + q < P) {
+  if (q < P) {
     Round &r = plan.new_round(unfold_ph);
     for (int x = me + q; x < P; x += q) add_send(r, x, out);
   }

@@ -27,8 +27,9 @@ Plan build(const PlanRequest &req) {
   plan.tmp_elems = n;
   const PowerOfTwoFold f(req.size);
   f.fold(plan, req.rank, out_range(0, n), tmp_range(0, n), fold_ph);
-  const int nr = f.new_rank(req.rank);
-  if (nr >= 0) butterfly_allreduce(plan, f, nr, out_range(0, n), tmp_range(0, n), bfly);
+  f.run(plan, req.rank, bfly, [&](Plan &pl, int nr) {
+    butterfly_allreduce(pl, f, nr, out_range(0, n), tmp_range(0, n), bfly);
+  });
   f.unfold(plan, req.rank, out_range(0, n), unfold_ph);
   return plan;
 }

@@ -52,11 +52,10 @@ Plan build(const PlanRequest &req) {
   plan.tmp_elems = n;
   const Range work = out_range(0, n), scratch = tmp_range(0, n);
   f.fold(plan, req.rank, work, scratch, fold_ph);
-  const int nr = f.new_rank(req.rank);
-  if (nr >= 0) {
-    swing_reduce_scatter(plan, f, nr, work, scratch, rs);
-    swing_allgather(plan, f, nr, work, ag);
-  }
+  f.run(plan, req.rank, rs, [&](Plan &pl, int nr) {
+    swing_reduce_scatter(pl, f, nr, work, scratch, rs);
+    swing_allgather(pl, f, nr, work, ag);
+  });
   f.unfold(plan, req.rank, work, unfold_ph);
   return plan;
 }

@@ -32,7 +32,8 @@ Plan build(const PlanRequest &req) {
   const int arity = static_cast<int>(req.param("tree_arity"));
   const auto flat = static_cast<int>(std::min<long long>(req.param("tree_flat_below"), 1 << 30));
   const std::vector<TreeLevel> path = tree_path(req.rank, req.size, arity, flat);
-  plan.tmp_elems = add_tree_reduce(plan, path, req.rank, out_range(0, n), 0, reduce);
+  plan.tmp_elems = add_tree_reduce(plan, path, req.rank, out_range(0, n), 0, reduce,
+                                   tree_depth(req.size, arity, flat));
   add_tree_bcast(plan, path, req.rank, out_range(0, n), bcast);
   return plan;
 }

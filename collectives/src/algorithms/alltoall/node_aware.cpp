@@ -69,13 +69,17 @@ Plan build(const PlanRequest &req) {
   while (!(groups[mine].lo <= me && me < groups[mine].lo + groups[mine].size)) ++mine;
   const Group G = groups[mine];
   auto blk = [n](std::size_t q) { return q * n; };
+  // Three steps on every rank (Round::step): gather, exchange, scatter; empty where it has
+  // nothing to do.
   if (me != G.lo) {  // a member: its row to the leader, its column back
     add_send(plan.new_round(gather), G.lo, in_range(0, row));
+    plan.idle(exchange, 1);
     add_recv(plan.new_round(scatter), G.lo, out_range(0, row));
     return plan;
   }
   const auto g = static_cast<std::size_t>(G.size);
   if (g == 1) {  // a group of one: blocks go straight out of the input and into the output
+    plan.idle(gather, 1);
     Round &x = plan.new_round(exchange);
     add_copy(x, in_range(blk(me), n), out_range(blk(me), n));
     for (std::size_t b = 0; b < groups.size(); ++b) {
@@ -123,7 +127,7 @@ Plan build(const PlanRequest &req) {
   }
   // exchange: one message each way per other group; what arrives from group b holds, for each
   // destination d of this group, the blocks of b's sources in order: one copy per (b, d).
-  if (groups.size() > 1) {
+  {
     Round &x = plan.new_round(exchange);
     for (std::size_t b = 0; b < groups.size(); ++b) {
       if (b == mine) continue;

@@ -68,8 +68,14 @@ Plan build(const PlanRequest &req) {
     return keeps ? tmp_range(cols0 + (d - me) * row + blk(s), len) : out_range(blk(s), len);
   };
 
+  // Steps (Round::step), the same on every rank, empty where it has nothing to do: the copy,
+  // one per level below the top on the way up (the tree's D levels, deepest first), the
+  // exchange's two, the levels on the way down, the copy.
+  const int D = tree_depth(P, arity_of(req), 0), low = std::max(top, 1);
+  Round &start = plan.new_round(gather);
+  if (keeps) add_copy(start, in_range(0, row), tmp_range(rows0, row));
   // gather: levels below the top, deepest first.
-  if (keeps) add_copy(plan.new_round(gather), in_range(0, row), tmp_range(rows0, row));
+  plan.idle(gather, D - L);
   for (int l = L - 1; l >= 1 && l >= top; --l) {
     const TreeLevel &lv = path[l];
     Round &r = plan.new_round(gather);
@@ -81,7 +87,9 @@ Plan build(const PlanRequest &req) {
     }
   }
 
+  plan.idle(gather, low - 1);
   // exchange among the top-level representatives.
+  if (top != 0) plan.idle(exchange, 2);
   if (top == 0) {
     const TreeLevel &lv = path[0];
     const int ga = lv.my_sub;
@@ -122,7 +130,8 @@ Plan build(const PlanRequest &req) {
   }
 
   // scatter: the same tree, top down.
-  for (int l = std::max(top, 1); l < L; ++l) {
+  plan.idle(scatter, low - 1);
+  for (int l = low; l < L; ++l) {
     const TreeLevel &lv = path[l];
     Round &r = plan.new_round(scatter);
     if (lv.reps[0] == me) {
@@ -132,6 +141,7 @@ Plan build(const PlanRequest &req) {
       add_recv(r, lv.reps[0], keeps ? tmp_range(cols0, G * row) : out_range(0, row));
     }
   }
+  plan.idle(scatter, D - L);
   if (keeps) add_copy(plan.new_round(scatter), tmp_range(cols0, row), out_range(0, row));
   return plan;
 }

@@ -26,11 +26,19 @@ Plan build(const PlanRequest &req) {
   while (q * 2 <= P) q *= 2;
   const int v = (req.rank - req.root + P) % P;
   const Range data = out_range(0, n);
+  // One step per level of the tree and one for the tail (Round::step): a member waits as many
+  // steps as it has children fewer than the root; the tail ranks wait for the whole tree.
+  int levels = 0;
+  while ((1 << levels) < q) ++levels;
   if (v >= q) {
+    plan.idle(ph, levels);
     add_recv(plan.new_round(ph), v - q, data);
   } else {
     const bine::TreeNode node = bine::tree_node(v, q);
-    if (node.parent >= 0) add_recv(plan.new_round(ph), node.parent, data);
+    if (node.parent >= 0) {
+      plan.idle(ph, levels - 1 - static_cast<int>(node.children.size()));
+      add_recv(plan.new_round(ph), node.parent, data);
+    }
     for (int c : node.children) add_send(plan.new_round(ph), c, data);
     if (v + q < P) add_send(plan.new_round(ph), v + q, data);
   }

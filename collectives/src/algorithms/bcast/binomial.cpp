@@ -19,16 +19,23 @@ Plan build(const PlanRequest &req) {
   const std::size_t n = req.count;
   if (P == 1 || n == 0) return plan;
   const int v = (req.rank - req.root + P) % P;
+  // One step per mask, the largest first (Round::step): v waits for the steps above its
+  // lowest set bit, receives in that one and sends in each below it (empty past P).
+  int top = 1;
+  while (top < P) top <<= 1;
   int mask = 1;
   while (mask < P) {  // receive from the parent: v minus its lowest set bit
     if (v & mask) {
+      for (int m = top >> 1; m > mask; m >>= 1) plan.new_round(ph);
       add_recv(plan.new_round(ph), v - mask, out_range(0, n));
       break;
     }
     mask <<= 1;
   }
-  for (mask >>= 1; mask > 0; mask >>= 1)
-    if (v + mask < P) add_send(plan.new_round(ph), v + mask, out_range(0, n));
+  for (mask >>= 1; mask > 0; mask >>= 1) {
+    Round &r = plan.new_round(ph);
+    if (v + mask < P) add_send(r, v + mask, out_range(0, n));
+  }
   rotate_peers(plan, req.root, P);
   return plan;
 }

@@ -248,6 +248,8 @@ void chiara_intra_rs(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf
         lo += mine * sub;
         hi = lo + sub;
       }
+    } else {
+      plan.idle(ph, levels);  // folded lanes wait out the exchange (Round::step)
     }
     if (p < s.b) {  // unfold: each folded lane gets its reduced block back
       Round &rd = plan.new_round(ph);
@@ -271,11 +273,11 @@ void chiara_lane_reduce(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &
   const int x = s.batch(r), i = s.lane(r);
   for (int t = 0; t < s.I; ++t) {
     const int d = t * s.b + i;  // also the root batch rho
+    Round &rd = plan.new_round(ph);  // one step per stage, empty without a block (Round::step)
     if (d >= s.B) continue;
     const auto blk = s.block(d);
     const std::size_t len = blk.second - blk.first;
     if (len == 0) continue;
-    Round &rd = plan.new_round(ph);
     if (x == d) {
       std::size_t cursor = 0;
       for (int y = 0; y < s.B; ++y) {
@@ -296,10 +298,10 @@ void chiara_lane_bcast(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &b
   const int x = s.batch(r), i = s.lane(r);
   for (int t = 0; t < s.I; ++t) {
     const int d = t * s.b + i;
+    Round &rd = plan.new_round(ph);  // one step per stage, empty without a block (Round::step)
     if (d >= s.B) continue;
     const auto blk = s.block(d);
     if (blk.second == blk.first) continue;
-    Round &rd = plan.new_round(ph);
     const Range v = buf.work_range(blk.first, blk.second);
     if (x == d) {
       for (int y = 0; y < s.B; ++y)
@@ -341,9 +343,10 @@ ChiaraLane chiara_lane_mode(const PlanRequest &req, const ChiaraShape &s) {
 
 namespace {
 
-// One stage's lane allreduce part: the reduce half (reduce = true) or the broadcast half.
-void loglane_stage(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, ChiaraLane lane,
-                   int t, bool reduce, int ph) {
+// One stage's lane allreduce part for rank r's lane: the reduce half (reduce = true) or the
+// broadcast half.
+void loglane_part(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, ChiaraLane lane,
+                  int t, bool reduce, int ph) {
   const int x = s.batch(r), i = s.lane(r);
   const int d = t * s.b + i;
   if (d >= s.B) return;
@@ -355,7 +358,6 @@ void loglane_stage(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, 
   const Range work = buf.work_range(blk.first, blk.second);
   std::size_t cursor = 0;  // scratch is reused from stage to stage: rounds run in order
   const Range scratch = tmp_range(claim(buf, cursor, len), len);
-  const int nr = f.new_rank(x);
   // Swing's blocks need one element per new rank; smaller blocks take the butterfly (the same
   // choice on every member of the lane: they all hold block d).
   if (lane == ChiaraLane::swing && len < static_cast<std::size_t>(f.pof2))
@@ -363,25 +365,44 @@ void loglane_stage(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, 
   const int root = d % f.pof2;  // bine: the tree's root rotates with the block
   if (reduce) {
     f.fold(plan, x, work, scratch, ph, lane_ranks);
-    if (nr < 0) return;
-    switch (lane) {
-      case ChiaraLane::halving:
-        return halving_reduce_scatter(plan, f, nr, work, scratch, ph, lane_ranks);
-      case ChiaraLane::swing:
-        return swing_reduce_scatter(plan, f, nr, work, scratch, ph, lane_ranks);
-      case ChiaraLane::bine:
-        return bine_reduce(plan, f, nr, root, work, scratch, ph, lane_ranks);
-      default:
-        return butterfly_allreduce(plan, f, nr, work, scratch, ph, lane_ranks);
-    }
+    f.run(plan, x, ph, [&](Plan &pl, int nr) {
+      switch (lane) {
+        case ChiaraLane::halving:
+          return halving_reduce_scatter(pl, f, nr, work, scratch, ph, lane_ranks);
+        case ChiaraLane::swing:
+          return swing_reduce_scatter(pl, f, nr, work, scratch, ph, lane_ranks);
+        case ChiaraLane::bine:
+          return bine_reduce(pl, f, nr, root, work, scratch, ph, lane_ranks);
+        default:
+          return butterfly_allreduce(pl, f, nr, work, scratch, ph, lane_ranks);
+      }
+    });
   } else {
-    if (nr >= 0) {
-      if (lane == ChiaraLane::halving) doubling_allgather(plan, f, nr, work, ph, lane_ranks);
-      if (lane == ChiaraLane::swing) swing_allgather(plan, f, nr, work, ph, lane_ranks);
-      if (lane == ChiaraLane::bine) bine_bcast(plan, f, nr, root, work, ph, lane_ranks);
-    }
+    f.run(plan, x, ph, [&](Plan &pl, int nr) {
+      if (lane == ChiaraLane::halving) doubling_allgather(pl, f, nr, work, ph, lane_ranks);
+      if (lane == ChiaraLane::swing) swing_allgather(pl, f, nr, work, ph, lane_ranks);
+      if (lane == ChiaraLane::bine) bine_bcast(pl, f, nr, root, work, ph, lane_ranks);
+    });
     f.unfold(plan, x, work, ph, lane_ranks);
   }
+}
+
+// loglane_part, and as many empty rounds after it as the lane with the most steps in the stage
+// has more (Round::step): the lanes' blocks differ by at most one element, so that is the first
+// lane's or the last one's (a block too small for Swing takes the butterfly, a missing one
+// nothing).
+void loglane_stage(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, ChiaraLane lane,
+                   int t, bool reduce, int ph) {
+  const std::size_t first = plan.rounds.size();
+  loglane_part(plan, s, r, buf, lane, t, reduce, ph);
+  std::size_t most = 0;
+  for (int j : {0, std::min(s.b, s.B - t * s.b) - 1}) {
+    Plan part;
+    ChiaraBuffers scratch = buf;
+    loglane_part(part, s, s.rank_of(s.batch(r), j), scratch, lane, t, reduce, ph);
+    most = std::max(most, part.rounds.size());
+  }
+  plan.idle(ph, static_cast<int>(most - std::min(most, plan.rounds.size() - first)));
 }
 
 }  // namespace

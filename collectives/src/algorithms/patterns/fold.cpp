@@ -27,8 +27,9 @@ int PowerOfTwoFold::log2_pof2() const {
 
 void PowerOfTwoFold::fold(Plan &plan, int member, Range work, Range scratch, int phase,
                           RankMap map) const {
-  if (member >= 2 * rem || work.len == 0) return;
-  Round &r = plan.new_round(phase);
+  if (rem == 0 || work.len == 0) return;
+  Round &r = plan.new_round(phase);  // empty for members outside the fold: the same step
+  if (member >= 2 * rem) return;
   if (member % 2 == 0) {
     add_send(r, map(member + 1), work);
   } else {
@@ -38,8 +39,9 @@ void PowerOfTwoFold::fold(Plan &plan, int member, Range work, Range scratch, int
 }
 
 void PowerOfTwoFold::unfold(Plan &plan, int member, Range result, int phase, RankMap map) const {
-  if (member >= 2 * rem || result.len == 0) return;
+  if (rem == 0 || result.len == 0) return;
   Round &r = plan.new_round(phase);
+  if (member >= 2 * rem) return;
   if (member % 2 == 0)
     add_recv(r, map(member + 1), result);
   else

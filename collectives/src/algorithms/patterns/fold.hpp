@@ -41,9 +41,22 @@ struct PowerOfTwoFold {
   int real_rank(int new_rank) const;
   int log2_pof2() const;
   // Appends the fold round for `member`: the even member sends `work`, the odd one receives it
-  // into `scratch` (same length) and reduces it into `work`.
+  // into `scratch` (same length) and reduces it into `work`; an empty round (the same step,
+  // Round::step) for the members outside the fold.
   void fold(Plan &plan, int member, Range work, Range scratch, int phase, RankMap map = {}) const;
-  // Appends the unfold round: the odd member sends `result` back, the even one receives it there.
+  // The power-of-two part: `core(plan, nr)` appends new rank nr's rounds. A member that sits it
+  // out appends as many empty rounds as new rank 0's part has (each new rank's part has the same
+  // number of steps), so that the unfold is the same step on every member.
+  template <class Core>
+  void run(Plan &plan, int member, int phase, Core core) const {
+    const int nr = new_rank(member);
+    if (nr >= 0) return core(plan, nr);
+    Plan part;
+    core(part, 0);
+    plan.idle(phase, static_cast<int>(part.rounds.size()));
+  }
+  // Appends the unfold round: the odd member sends `result` back, the even one receives it
+  // there; an empty round for the members outside the fold.
   void unfold(Plan &plan, int member, Range result, int phase, RankMap map = {}) const;
 };
 

@@ -57,9 +57,12 @@ bool tree_receives(const std::vector<TreeLevel> &path, int me) {
 }
 
 std::size_t add_tree_reduce(Plan &plan, const std::vector<TreeLevel> &path, int me, Range acc,
-                            std::size_t slot_off, int phase) {
+                            std::size_t slot_off, int phase, int depth) {
   const std::size_t n = acc.len;
   std::size_t max_children = 0;
+  // A path shorter than the tree's starts where its deepest level meets the longest paths.
+  const std::size_t first = plan.rounds.size();
+  plan.idle(phase, depth - static_cast<int>(path.size()));
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
     const TreeLevel &lv = *it;
     if (lv.reps[lv.my_sub] != me) break;  // not a representative at this level or above
@@ -76,19 +79,24 @@ std::size_t add_tree_reduce(Plan &plan, const std::vector<TreeLevel> &path, int 
       break;  // handed the partial result up; done reducing
     }
   }
+  plan.idle(phase, depth - static_cast<int>(plan.rounds.size() - first));
   return max_children * n;
 }
 
 void add_tree_bcast(Plan &plan, const std::vector<TreeLevel> &path, int me, Range buf, int phase) {
   for (const TreeLevel &lv : path) {
+    Round &r = plan.new_round(phase);  // empty below the rank's level (Round::step)
     if (lv.reps[lv.my_sub] != me) continue;
-    Round &r = plan.new_round(phase);
     if (lv.my_sub == 0) {
       for (std::size_t g = 1; g < lv.reps.size(); ++g) add_send(r, lv.reps[g], buf);
     } else {
       add_recv(r, lv.reps[0], buf);
     }
   }
+}
+
+int tree_depth(int size, int arity, int flat_below) {
+  return static_cast<int>(tree_path(0, size, arity, flat_below).size());
 }
 
 double tree_fanin(int size, int arity, int flat_below) {

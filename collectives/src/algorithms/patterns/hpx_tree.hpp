@@ -44,12 +44,17 @@ bool tree_receives(const std::vector<TreeLevel> &path, int me);
 // and the tree reduce: deepest level first; a representative receives its sibling groups' partial
 // results into tmp slots from `slot_off` on (n elements each) and reduces them into `acc` in group
 // order, so contributions are combined in rank order (non-commutative ops are exact); a
-// non-leading member sends `acc` up and stops. Appends rounds of `phase`; returns the tmp
-// elements used past slot_off.
+// non-leading member sends `acc` up and stops. Appends rounds of `phase`, one per level of the
+// tree, `depth` in all (tree_depth; empty where the rank has nothing to do: Round::step); returns
+// the tmp elements used past slot_off.
 std::size_t add_tree_reduce(Plan &plan, const std::vector<TreeLevel> &path, int me, Range acc,
-                            std::size_t slot_off, int phase);
-// Broadcast of `buf` from the top rank down the same edges (allreduce tree, bcast tree).
+                            std::size_t slot_off, int phase, int depth);
+// Broadcast of `buf` from the top rank down the same edges (allreduce tree, bcast tree): one
+// round per level of the rank's path.
 void add_tree_bcast(Plan &plan, const std::vector<TreeLevel> &path, int me, Range buf, int phase);
+// The number of levels of the tree: rank 0's path (the first subgroup is the largest at every
+// level).
+int tree_depth(int size, int arity, int flat_below);
 // Sum of (a_l - 1) over the levels of rank 0's path: the messages on the critical path.
 double tree_fanin(int size, int arity, int flat_below);
 

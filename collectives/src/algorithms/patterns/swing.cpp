@@ -115,16 +115,23 @@ void bine_reduce(Plan &plan, const PowerOfTwoFold &f, int nr, int root, Range wo
     const int rv = add_recv(r, map(f.real_rank(shift(*c, root, q))), scratch);
     add_reduce(r, scratch, work, /*src_is_left=*/false, rv);
   }
-  if (node.parent >= 0)
+  if (node.parent >= 0) {
     add_send(plan.new_round(phase), map(f.real_rank(shift(node.parent, root, q))), work);
+    // Done: the steps left, to the root's last receive (Round::step).
+    plan.idle(phase, f.log2_pof2() - 1 - static_cast<int>(node.children.size()));
+  }
 }
 
 void bine_bcast(Plan &plan, const PowerOfTwoFold &f, int nr, int root, Range work, int phase,
                 RankMap map) {
   const int q = f.pof2;
   const bine::TreeNode node = bine::tree_node((nr - root + q) % q, q);
-  if (node.parent >= 0)
+  // A member receives in the step after which it sends to one child in every step left: it
+  // waits as many steps as it has children fewer than the root (Round::step).
+  if (node.parent >= 0) {
+    plan.idle(phase, f.log2_pof2() - 1 - static_cast<int>(node.children.size()));
     add_recv(plan.new_round(phase), map(f.real_rank(shift(node.parent, root, q))), work);
+  }
   for (int c : node.children)
     add_send(plan.new_round(phase), map(f.real_rank(shift(c, root, q))), work);
 }

@@ -29,7 +29,10 @@ Plan build(const PlanRequest &req) {
   int q = 1;
   while (q * 2 <= P) q *= 2;
   const int v = (req.rank - req.root + P) % P;
+  // Steps (Round::step): the copy, the tail's, then one per level of the tree; each rank has
+  // them all up to its send, empty where it has nothing to do.
   if (v >= q) {  // a tail rank: its input to its partner, nothing else
+    plan.idle(ph, 1);
     add_send(plan.new_round(ph), v - q, in_range(0, n));
     rotate_peers(plan, req.root, P);
     return plan;
@@ -38,15 +41,19 @@ Plan build(const PlanRequest &req) {
   const bool receives = !node.children.empty() || v + q < P;
   const Range acc = v == 0 ? out_range(0, n) : (receives ? tmp_range(0, n) : in_range(0, n));
   const std::size_t slot_off = acc.buf == Buf::tmp ? n : 0;
-  if (acc.buf != Buf::in) add_copy(plan.new_round(ph), in_range(0, n), acc);
+  Round &start = plan.new_round(ph);
+  if (acc.buf != Buf::in) add_copy(start, in_range(0, n), acc);
   if (receives) plan.tmp_elems = slot_off + n;
-  auto receive = [&](int from) {
-    Round &r = plan.new_round(ph);
+  auto receive = [&](Round &r, int from) {
     const int rv = add_recv(r, from, tmp_range(slot_off, n));
     add_reduce(r, tmp_range(slot_off, n), acc, /*src_is_left=*/false, rv);
   };
-  if (v + q < P) receive(v + q);
-  for (auto c = node.children.rbegin(); c != node.children.rend(); ++c) receive(*c);
+  if (q < P) {
+    Round &r = plan.new_round(ph);
+    if (v + q < P) receive(r, v + q);
+  }
+  for (auto c = node.children.rbegin(); c != node.children.rend(); ++c)
+    receive(plan.new_round(ph), *c);
   if (node.parent >= 0) add_send(plan.new_round(ph), node.parent, acc);
   rotate_peers(plan, req.root, P);
   return plan;

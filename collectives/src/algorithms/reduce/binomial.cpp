@@ -34,13 +34,19 @@ Plan build(const PlanRequest &req) {
   }
   const Range acc = me == root ? out_range(0, n) : (receives ? tmp_range(0, n) : in_range(0, n));
   const std::size_t slot_off = acc.buf == Buf::tmp ? n : 0;
-  if (acc.buf != Buf::in) add_copy(plan.new_round(ph), in_range(0, n), acc);
+  // One step per mask (Round::step), the copy's included: every rank has them all, empty after
+  // it sent its partial result up.
+  Round &start = plan.new_round(ph);
+  if (acc.buf != Buf::in) add_copy(start, in_range(0, n), acc);
   if (receives) plan.tmp_elems = slot_off + n;
+  bool sent = false;
   for (int mask = 1; mask < P; mask <<= 1) {
     Round &r = plan.new_round(ph);
+    if (sent) continue;
     if (me & mask) {
       add_send(r, me - mask, acc);
-      break;
+      sent = true;
+      continue;
     }
     if (me + mask < P) {
       const int rv = add_recv(r, me + mask, tmp_range(slot_off, n));

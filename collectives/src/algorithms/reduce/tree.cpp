@@ -32,8 +32,10 @@ Plan build(const PlanRequest &req) {
   const bool receives = tree_receives(path, me);
   const Range acc = me == root ? out_range(0, n) : (receives ? tmp_range(0, n) : in_range(0, n));
   const std::size_t slot_off = acc.buf == Buf::tmp ? n : 0;
-  if (acc.buf != Buf::in) add_copy(plan.new_round(ph), in_range(0, n), acc);
-  const std::size_t slots = add_tree_reduce(plan, path, me, acc, slot_off, ph);
+  Round &start = plan.new_round(ph);  // on every rank, empty for most: the same step (Round::step)
+  if (acc.buf != Buf::in) add_copy(start, in_range(0, n), acc);
+  const std::size_t slots =
+      add_tree_reduce(plan, path, me, acc, slot_off, ph, tree_depth(P, arity, flat_of(req)));
   if (receives) plan.tmp_elems = slot_off + slots;
   if (root != 0 && me == 0) add_send(plan.new_round(ph), root, acc);
   if (root != 0 && me == root) add_recv(plan.new_round(ph), 0, out_range(0, n));

@@ -65,6 +65,8 @@ Plan build(const PlanRequest &req) {
       else
         hi = lo + half;
     }
+  } else {
+    plan.idle(rs, f.log2_pof2());  // the halving's steps (Round::step)
   }
   Round &fin = plan.new_round(unfold_ph);
   const std::size_t n = b.len_of(me);
