@@ -87,11 +87,12 @@ NodeView view_of(const AlgorithmInfo &algo, const PlanRequest &req, const Topolo
   NodeView v;
   v.ranks = topo.ranks_of(node);
   PlanRequest r = req;
-  std::size_t K = 0;
+  std::size_t K = 0;  // steps
   for (int rank : v.ranks) {
     r.rank = rank;
     v.plans.push_back(make_plan(algo, r));
-    K = std::max(K, v.plans.back().rounds.size());
+    const Plan &p = v.plans.back();
+    if (!p.rounds.empty()) K = std::max(K, step_of(p, p.rounds.size() - 1) + 1);
   }
   v.shared.assign(K, 0.0);
   const auto ts = static_cast<double>(req.type_size);
@@ -102,6 +103,7 @@ NodeView view_of(const AlgorithmInfo &algo, const PlanRequest &req, const Topolo
   // nodes: the arrays are cleared where touched, not walked whole).
   std::vector<double> to(static_cast<std::size_t>(nodes)), from(to.size());
   std::vector<int> peers;
+  std::vector<std::size_t> next(v.plans.size(), 0);  // per rank, its first round not yet counted
   for (std::size_t k = 0; k < K; ++k) {
     for (int n : peers) to[static_cast<std::size_t>(n)] = from[static_cast<std::size_t>(n)] = 0;
     peers.clear();
@@ -115,10 +117,13 @@ NodeView view_of(const AlgorithmInfo &algo, const PlanRequest &req, const Topolo
       pair[n] += b;
       total += b;
     };
-    for (const Plan &p : v.plans) {
-      if (k >= p.rounds.size()) continue;
-      for (const Xfer &x : p.rounds[k].sends) count(x, to, out);
-      for (const Xfer &x : p.rounds[k].recvs) count(x, from, in);
+    for (std::size_t i = 0; i < v.plans.size(); ++i) {
+      const Plan &p = v.plans[i];
+      std::size_t &j = next[i];
+      if (j >= p.rounds.size() || step_of(p, j) != k) continue;
+      for (const Xfer &x : p.rounds[j].sends) count(x, to, out);
+      for (const Xfer &x : p.rounds[j].recvs) count(x, from, in);
+      ++j;
     }
     if (out == 0 && in == 0) continue;
     double s = std::max(out, in) * per_byte(m.link_bandwidth);
@@ -199,8 +204,8 @@ RoundCost round_cost(const Round &rd, int node, double contention, const Machine
 
 namespace {
 
-// One rank's time: the sum of its rounds; `shared` (per round index) the node's shared-resource
-// time, or null for none. by_phase, if given, receives the time per plan phase.
+// One rank's time: the sum of its rounds; `shared` (per step) the node's shared-resource time,
+// or null for none. by_phase, if given, receives the time per plan phase.
 double rank_time(const Plan &p, int node, const std::vector<double> *shared, const Machine &m,
                  const Topology &topo, double ts, std::vector<double> *by_phase,
                  std::vector<double> &lat_to) {
@@ -208,7 +213,8 @@ double rank_time(const Plan &p, int node, const std::vector<double> *shared, con
   double total = 0;
   for (std::size_t k = 0; k < p.rounds.size(); ++k) {
     const Round &rd = p.rounds[k];
-    const double contention = shared && k < shared->size() ? (*shared)[k] : 0.0;
+    const std::size_t s = step_of(p, k);
+    const double contention = shared && s < shared->size() ? (*shared)[s] : 0.0;
     const RoundCost c = round_cost(rd, node, contention, m, topo, ts, lat_to);
     const double t = c.transfer + c.local;
     total += t;

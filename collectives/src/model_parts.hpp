@@ -1,6 +1,6 @@
 // The pieces the two predictions of model.hpp share (model.cpp: a rank's own rounds summed,
 // replay.cpp: every rank's plan replayed against the others'): what a round costs its rank, and
-// what a node's (and a tier's group's) shared resources need per round index. Internal to the
+// what a node's (and a tier's group's) shared resources need per step. Internal to the
 // model; not installed.
 #pragma once
 
@@ -18,24 +18,33 @@ inline double per_byte(double bandwidth) {
   return std::isinf(bandwidth) || bandwidth <= 0 ? 0.0 : 1.0 / bandwidth;
 }
 
-// Bytes a node sends to (receives from) `peer` (a node, or a tier's group) in one round index.
+// The schedule step of rank's round k (Round::step; k in plans written by hand). A node's shared
+// resources are charged per step: the messages of a step are sent and received in it on every
+// rank, where a rank's k-th round can be another rank's k-th step or a later one (a tree's leaf
+// receives in the broadcast's last step, its root sends in the first).
+inline std::size_t step_of(const Plan &p, std::size_t k) {
+  const int s = p.rounds[k].step;
+  return s >= 0 ? static_cast<std::size_t>(s) : k;
+}
+
+// Bytes a node sends to (receives from) `peer` (a node, or a tier's group) in one step.
 struct Traffic {
   std::size_t round;
   int peer;
   double to, from;
 };
 
-// One node's ranks, their plans and, per round index, the time the node's own shared resources
-// need for the round's off-node bytes (its link(s), the link to each other node, its torus
+// One node's ranks, their plans and, per step, the time the node's own shared resources need
+// for the step's off-node bytes (its link(s), the link to each other node, its torus
 // routes), and per tier the bytes it sends to (receives from) the nodes of the tier's other
 // groups, one entry per (round, peer node).
 struct NodeView {
   std::vector<int> ranks;
   std::vector<Plan> plans;
-  std::vector<double> shared;  // seconds, per round index
-  double max_bytes = 0;        // the most bytes the node moved off-node in one round
-  std::vector<std::vector<Traffic>> tiers;  // per tier, in round order (peer: the group)
-  // With record_flows: the node's off-node traffic per (round, peer node) in round order, and
+  std::vector<double> shared;  // seconds, per step
+  double max_bytes = 0;        // the most bytes the node moved off-node in one step
+  std::vector<std::vector<Traffic>> tiers;  // per tier, in step order (peer: the group)
+  // With record_flows: the node's off-node traffic per (step, peer node) in step order, and
   // shared[] without the torus estimate (the replay routes every node's flows itself).
   std::vector<Traffic> flows;
 };
@@ -64,7 +73,7 @@ RoundCost round_cost(const Round &rd, int node, double contention, const Machine
 // fold's off-group flows start and end there), their bytes scaled to the group's size.
 constexpr int kGroupNodes = 8;
 
-// The time a tier's group needs, per round index, for its traffic to the other groups: the
+// The time a tier's group needs, per step, for its traffic to the other groups: the
 // bytes between it and one other group over the group pair's bandwidth, and all its bytes out
 // (in) over its uplinks' bandwidth. The traffic is the group's members' own, summed (`view`
 // gives a member's view), not one node's taken for every member's: a ring crosses a group's

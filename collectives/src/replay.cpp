@@ -6,14 +6,14 @@
 // along chains of messages. Two passes:
 //
 // 1. Lockstep contention. Every rank's round costs what predict() charges it (model_parts.hpp:
-//    its messages at their level, the node's shared resources for that round index), and the
+//    its messages at their level, the node's shared resources for that round's step), and the
 //    replay orders them: a rank begins a round when it ended the one before; a message starts
 //    when its receiver and its sender have both begun their rounds; a round's transfers end
 //    when its last message is through, and not before all of them together have had the
 //    round's cost from the earliest start; its local operations follow. Sends never wait for
 //    their receiver (eager): a late receiver delays the receive, not the sender's next round.
-//    On a torus the shared cost of a round index is that of the busiest link on the node's
-//    routes, every node's flows of that round index routed together (exact, not the per-node
+//    On a torus the shared cost of a step is that of the busiest link on the node's routes,
+//    every node's flows of that step routed together (exact, not the per-node
 //    estimate of the sampled prediction).
 // 2. On a torus, time-aware links. Ranks that finish a round early start the next one, so the
 //    off-node messages of different round indices meet on the same links (Swing at 48 ranks per
@@ -189,7 +189,7 @@ Prediction replay(const AlgorithmInfo &algo, const PlanRequest &req, const Machi
   const int P = req.size, nodes = topo.nodes();
   const auto ts = static_cast<double>(req.type_size);
   const bool torus = m.torus.present();
-  // Every node's view: its ranks' plans and its shared resources per round index.
+  // Every node's view: its ranks' plans and its shared resources per step.
   std::vector<NodeView> views;
   views.reserve(U(nodes));
   for (int n = 0; n < nodes; ++n) views.push_back(view_of(algo, req, topo, m, n, torus));
@@ -208,9 +208,10 @@ Prediction replay(const AlgorithmInfo &algo, const PlanRequest &req, const Machi
       }
     }
   }
-  // Torus: every node's flows of a round index routed together, once as the senders' round
-  // index has them and once as the receivers' (a message may be sent and received in rounds of
-  // different index); a node's round pays the busiest link on its routes in either.
+  // Torus: every node's flows of a step routed together, once as the senders' step has them and
+  // once as the receivers' (the same step in the builders' plans, where a message is sent and
+  // received in one step; not necessarily in plans written by hand); a node's step pays the
+  // busiest link on its routes in either.
   if (torus) {
     const Torus &t = m.torus;
     std::vector<double> by_send(t.link_count(), 0.0), by_recv(by_send.size(), 0.0);
@@ -272,9 +273,11 @@ Prediction replay(const AlgorithmInfo &algo, const PlanRequest &req, const Machi
         const Plan &p = v.plans[i];
         auto &c = cost[U(v.ranks[i])];
         c.resize(p.rounds.size());
-        for (std::size_t k = 0; k < p.rounds.size(); ++k)
-          c[k] = round_cost(p.rounds[k], n, k < v.shared.size() ? v.shared[k] : 0.0, m, topo, ts,
+        for (std::size_t k = 0; k < p.rounds.size(); ++k) {
+          const std::size_t s = step_of(p, k);
+          c[k] = round_cost(p.rounds[k], n, s < v.shared.size() ? v.shared[s] : 0.0, m, topo, ts,
                             lat_to);
+        }
       }
     }
   }

@@ -10,6 +10,7 @@
 
 #include "machine.hpp"
 #include "model.hpp"
+#include "model_parts.hpp"
 #include "select.hpp"
 
 using namespace pcoll;
@@ -525,4 +526,26 @@ TEST_CASE("the replay: never below every rank's own rounds, equal to them in loc
             Approx(predict(*a, req, *machines[0], Topology::blocks(P, 0), true).seconds)
                 .epsilon(1e-9));
     }
+}
+
+TEST_CASE("a node's link is charged per step, not per round index", "[model]") {
+  // naive at P = 4, 2 ranks per node: rank 0 receives from 1, 2, 3 in steps 0, 1, 2, then sends
+  // the result to all in step 3. Ranks 2 and 3 (node 1) each send in their first round, but in
+  // steps 1 and 2: node 1's link carries one vector in each of those steps, and two in step 3,
+  // never the two sends at once.
+  const double link = 10e9, n = 131072, bytes = n * 8;
+  const auto m = machine(text(0, 1e15, 0, 10e9, link));
+  const AlgorithmInfo *a = find_algorithm(Collective::allreduce, "naive");
+  REQUIRE(a != nullptr);
+  const PlanRequest req = request_for(*a, 4, static_cast<std::size_t>(n), 2);
+  const model_parts::NodeView v =
+      model_parts::view_of(*a, req, Topology::blocks(4, 2), *m, /*node=*/1);
+  REQUIRE(v.shared.size() == 4);
+  CHECK(v.shared[0] == 0);
+  CHECK(v.shared[1] == Approx(bytes / link));
+  CHECK(v.shared[2] == Approx(bytes / link));
+  CHECK(v.shared[3] == Approx(2 * bytes / link));
+  // The steps are the builders' (make_plan keeps an empty round's place): rank 3 sends in its
+  // first round, step 2.
+  CHECK(v.plans[1].rounds[0].step == 2);
 }
