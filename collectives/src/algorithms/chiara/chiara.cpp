@@ -395,8 +395,17 @@ void loglane_stage(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, 
                    int t, bool reduce, int ph) {
   const std::size_t first = plan.rounds.size();
   loglane_part(plan, s, r, buf, lane, t, reduce, ph);
+  // Every lane of a full stage whose blocks all take the same schedule has as many steps as
+  // this one (the common case: nothing to build).
+  const int lanes = std::min(s.b, s.B - t * s.b);
+  const auto big = s.block(t * s.b), small = s.block(t * s.b + lanes - 1);
+  const std::size_t big_len = big.second - big.first, small_len = small.second - small.first;
+  const auto pof2 = static_cast<std::size_t>(PowerOfTwoFold(s.B).pof2);
+  if (lanes == s.b && small_len > 0 &&
+      (lane != ChiaraLane::swing || (small_len < pof2) == (big_len < pof2)))
+    return;
   std::size_t most = 0;
-  for (int j : {0, std::min(s.b, s.B - t * s.b) - 1}) {
+  for (int j : {0, lanes - 1}) {
     Plan part;
     ChiaraBuffers scratch = buf;
     loglane_part(part, s, s.rank_of(s.batch(r), j), scratch, lane, t, reduce, ph);
