@@ -75,30 +75,24 @@ std::vector<std::pair<std::string, Set>> variants() {
   return v;
 }
 
-enum class Form { blocking, nonblocking, persistent };
-const char *form_name(Form f) {
-  return f == Form::blocking ? "" : f == Form::nonblocking ? " nonblocking" : " persistent";
-}
+using pcoll_test::Form;
+using pcoll_test::form_name;
 
 // One call in the given form (a persistent request is started twice, its buffer refilled by
 // `refill` before the second start).
 template <class Refill>
 int call(Form form, const void *send, int sc, MPI_Datatype st, void *recv, const int *counts,
          const int *displs, MPI_Datatype rt, MPI_Comm comm, Refill refill) {
-  if (form == Form::blocking) return PCOLL_Allgatherv(send, sc, st, recv, counts, displs, rt, comm);
-  MPI_Request req = MPI_REQUEST_NULL;
-  if (form == Form::nonblocking) {
-    int rc = PCOLL_Iallgatherv(send, sc, st, recv, counts, displs, rt, comm, &req);
-    return rc != MPI_SUCCESS ? rc : PCOLL_Wait(&req, MPI_STATUS_IGNORE);
-  }
-  int rc = PCOLL_Allgatherv_init(send, sc, st, recv, counts, displs, rt, comm, MPI_INFO_NULL, &req);
-  for (int start = 0; rc == MPI_SUCCESS && start < 2; ++start) {
-    if (start == 1) refill();
-    rc = PCOLL_Start(&req);
-    if (rc == MPI_SUCCESS) rc = PCOLL_Wait(&req, MPI_STATUS_IGNORE);
-  }
-  if (req != MPI_REQUEST_NULL) PCOLL_Request_free(&req);
-  return rc;
+  return pcoll_test::call_in_form(
+      form, [&] { return PCOLL_Allgatherv(send, sc, st, recv, counts, displs, rt, comm); },
+      [&](MPI_Request *r) {
+        return PCOLL_Iallgatherv(send, sc, st, recv, counts, displs, rt, comm, r);
+      },
+      [&](MPI_Request *r) {
+        return PCOLL_Allgatherv_init(send, sc, st, recv, counts, displs, rt, comm,
+                                     MPI_INFO_NULL, r);
+      },
+      refill);
 }
 
 // B values, `width` per element of `type`.

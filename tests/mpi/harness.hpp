@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <pcoll/pcoll.h>
 #include <pcoll/pcoll.hpp>
 
 #include <array>
@@ -105,5 +106,33 @@ class Overrides {
  private:
   std::vector<pcoll::ScopedConfig *> guards_;
 };
+
+// The three forms of a collective call: blocking, nonblocking (completed by PCOLL_Wait) and
+// persistent (started twice, `refill` run before the second start, then freed).
+enum class Form { blocking, nonblocking, persistent };
+inline const char *form_name(Form f) {
+  return f == Form::blocking ? "" : f == Form::nonblocking ? " nonblocking" : " persistent";
+}
+
+// One call in `form`: blocking() returns the call's error code; nonblocking(&req) and
+// init(&req) start the nonblocking call and create the persistent request.
+template <class Blocking, class Nonblocking, class Init, class Refill>
+int call_in_form(Form form, Blocking blocking, Nonblocking nonblocking, Init init,
+                 Refill refill) {
+  if (form == Form::blocking) return blocking();
+  MPI_Request req = MPI_REQUEST_NULL;
+  if (form == Form::nonblocking) {
+    const int rc = nonblocking(&req);
+    return rc != MPI_SUCCESS ? rc : PCOLL_Wait(&req, MPI_STATUS_IGNORE);
+  }
+  int rc = init(&req);
+  for (int start = 0; rc == MPI_SUCCESS && start < 2; ++start) {
+    if (start == 1) refill();
+    rc = PCOLL_Start(&req);
+    if (rc == MPI_SUCCESS) rc = PCOLL_Wait(&req, MPI_STATUS_IGNORE);
+  }
+  if (req != MPI_REQUEST_NULL) PCOLL_Request_free(&req);
+  return rc;
+}
 
 }  // namespace pcoll_test

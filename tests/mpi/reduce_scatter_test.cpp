@@ -53,30 +53,21 @@ std::vector<std::pair<std::string, Set>> variants() {
   return v;
 }
 
-enum class Form { blocking, nonblocking, persistent };
-const char *form_name(Form f) {
-  return f == Form::blocking ? "" : f == Form::nonblocking ? " nonblocking" : " persistent";
-}
+using pcoll_test::Form;
+using pcoll_test::form_name;
 
 // One call in the given form (a persistent request is started twice, `refill` run before the
 // second start).
 template <class Refill>
 int call(Form form, const void *send, void *recv, const int *counts, MPI_Datatype t, MPI_Op op,
          MPI_Comm comm, Refill refill) {
-  if (form == Form::blocking) return PCOLL_Reduce_scatter(send, recv, counts, t, op, comm);
-  MPI_Request req = MPI_REQUEST_NULL;
-  if (form == Form::nonblocking) {
-    const int rc = PCOLL_Ireduce_scatter(send, recv, counts, t, op, comm, &req);
-    return rc != MPI_SUCCESS ? rc : PCOLL_Wait(&req, MPI_STATUS_IGNORE);
-  }
-  int rc = PCOLL_Reduce_scatter_init(send, recv, counts, t, op, comm, MPI_INFO_NULL, &req);
-  for (int start = 0; rc == MPI_SUCCESS && start < 2; ++start) {
-    if (start == 1) refill();
-    rc = PCOLL_Start(&req);
-    if (rc == MPI_SUCCESS) rc = PCOLL_Wait(&req, MPI_STATUS_IGNORE);
-  }
-  if (req != MPI_REQUEST_NULL) PCOLL_Request_free(&req);
-  return rc;
+  return pcoll_test::call_in_form(
+      form, [&] { return PCOLL_Reduce_scatter(send, recv, counts, t, op, comm); },
+      [&](MPI_Request *q) { return PCOLL_Ireduce_scatter(send, recv, counts, t, op, comm, q); },
+      [&](MPI_Request *q) {
+        return PCOLL_Reduce_scatter_init(send, recv, counts, t, op, comm, MPI_INFO_NULL, q);
+      },
+      refill);
 }
 
 // B values, `width` per element of `type`.
