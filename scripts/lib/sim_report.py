@@ -291,6 +291,10 @@ def kmeans(out, cells, paper_dir):
             bars.append((f"{deck}\nP={P}\n{name}", comp, ar, it))
     text.append(fmt_table(hdr, rows))
     text.append("digest: 'same' = every algorithm produced bit-identical centroids and labels")
+    text.append("auto: PCOLL_ALLREDUCE=auto as built in (the default machine description and "
+                "rules); DECK+machine blocks: the runs of simulate.sh --experiments auto, where "
+                "auto-machine is auto on the platform's description (inputs/machines/) without "
+                "rules, beside that run's own vendor and chiara")
     with open(os.path.join(out, "kmeans.txt"), "w") as f:
         f.write("\n".join(text) + "\n")
     with open(os.path.join(out, "kmeans.csv"), "w", newline="") as f:
@@ -336,7 +340,17 @@ def main():
                 dest = f6 if key == "b" else f7.setdefault(key, {})
                 dest.setdefault((P, int(v.group(2))), {})[("chiara", S)] = t
         else:  # kmeans-DECK-P<P>-SEL[-GROUP]
-            km.setdefault((parts[0], int(parts[1][1:]), parts[2]), []).extend(read_csv(path))
+            rows, deck = read_csv(path), parts[0]
+            if len(parts) > 3 and parts[3] == "auto":
+                # simulate.sh --experiments auto: auto on the platform's machine description
+                # without rules, with its own vendor and chiara runs (the compute time per
+                # iteration is that run's calibration): a block of its own, not mixed with the
+                # plain cell's rows and its auto (the built-in description and rules).
+                deck += "+machine"
+                for r in rows:
+                    if r["algorithm"] == "auto":
+                        r["algorithm"] = "auto-machine"
+            km.setdefault((deck, int(parts[1][1:]), parts[2]), []).extend(rows)
     parts = [fig11(a.out, f11) if f11 else "",
              sweep_fig(a.out, f6, "fig6", "Fig. 6: chiara vs batch size b (polaris-like)", "b",
                        rule=lambda P: batch_rule(P, 32)),

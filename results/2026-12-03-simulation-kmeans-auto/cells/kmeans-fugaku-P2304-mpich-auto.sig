@@ -1,0 +1,1 @@
+picks: chiara; chiara; tree tree_arity=8; 
