@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -117,9 +118,9 @@ class Context {
   const Decision *memo_find(const MemoKey &k, const Signature **sig, const int *counts = nullptr,
                             int n = 0) const {
     if (memo_.d == nullptr || !(memo_.key == k)) return nullptr;
-    if (memo_.counts.size() != static_cast<std::size_t>(counts ? n : 0)) return nullptr;
-    for (int q = 0; q < n && counts; ++q)
-      if (memo_.counts[static_cast<std::size_t>(q)] != counts[q]) return nullptr;
+    if (memo_.counts.size() != static_cast<std::size_t>(counts ? n : 0) ||
+        (counts && !std::equal(memo_.counts.begin(), memo_.counts.end(), counts)))
+      return nullptr;
     *sig = &memo_.sig;
     return memo_.d;
   }

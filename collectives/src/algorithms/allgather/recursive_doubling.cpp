@@ -44,20 +44,17 @@ Plan build(const PlanRequest &req) {
     if (folds && me % 2 == 1 && b.len_of(me - 1) > 0)
       add_recv(r, me - 1, work(b.packed[static_cast<std::size_t>(me - 1)], b.len_of(me - 1)));
   }
-  const int nr = f.new_rank(me);
-  if (nr >= 0) {
+  f.run(plan, me, ag, [&](Plan &pl, int nr) {
     for (int mask = 1; mask < f.pof2; mask <<= 1) {
       const int base = nr & ~(mask - 1), pbase = base ^ mask;  // aligned blocks of new ranks
       const auto own = b.span(slot_lo(f, base), slot_hi(f, base + mask - 1));
       const auto theirs = b.span(slot_lo(f, pbase), slot_hi(f, pbase + mask - 1));
-      Round &r = plan.new_round(ag);
+      Round &r = pl.new_round(ag);
       const int partner = f.real_rank(nr ^ mask);
       if (own.second > 0) add_send(r, partner, work(own.first, own.second));
       if (theirs.second > 0) add_recv(r, partner, work(theirs.first, theirs.second));
     }
-  } else {
-    plan.idle(ag, f.log2_pof2());  // the doubling's steps (Round::step)
-  }
+  });
   f.unfold(plan, me, work(0, N), unfold_ph);
   if (!direct) {
     Round &r = plan.new_round(unfold_ph);

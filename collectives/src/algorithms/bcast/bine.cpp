@@ -28,15 +28,15 @@ Plan build(const PlanRequest &req) {
   const Range data = out_range(0, n);
   // One step per level of the tree and one for the tail (Round::step): a member waits as many
   // steps as it has children fewer than the root; the tail ranks wait for the whole tree.
-  int levels = 0;
-  while ((1 << levels) < q) ++levels;
   if (v >= q) {
+    int levels = 0;
+    while ((1 << levels) < q) ++levels;
     plan.idle(ph, levels);
     add_recv(plan.new_round(ph), v - q, data);
   } else {
     const bine::TreeNode node = bine::tree_node(v, q);
     if (node.parent >= 0) {
-      plan.idle(ph, levels - 1 - static_cast<int>(node.children.size()));
+      plan.idle(ph, bine::wait_steps(node, q));
       add_recv(plan.new_round(ph), node.parent, data);
     }
     for (int c : node.children) add_send(plan.new_round(ph), c, data);

@@ -343,6 +343,14 @@ ChiaraLane chiara_lane_mode(const PlanRequest &req, const ChiaraShape &s) {
 
 namespace {
 
+// The schedule a lane runs on a block of `len` elements: Swing's blocks need one element per
+// new rank (pof2 of them), smaller blocks take the butterfly (the same choice on every member
+// of the lane: they all hold the block).
+ChiaraLane lane_for(ChiaraLane lane, std::size_t len, int pof2) {
+  return lane == ChiaraLane::swing && len < static_cast<std::size_t>(pof2) ? ChiaraLane::doubling
+                                                                            : lane;
+}
+
 // One stage's lane allreduce part for rank r's lane: the reduce half (reduce = true) or the
 // broadcast half.
 void loglane_part(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, ChiaraLane lane,
@@ -358,10 +366,7 @@ void loglane_part(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, C
   const Range work = buf.work_range(blk.first, blk.second);
   std::size_t cursor = 0;  // scratch is reused from stage to stage: rounds run in order
   const Range scratch = tmp_range(claim(buf, cursor, len), len);
-  // Swing's blocks need one element per new rank; smaller blocks take the butterfly (the same
-  // choice on every member of the lane: they all hold block d).
-  if (lane == ChiaraLane::swing && len < static_cast<std::size_t>(f.pof2))
-    lane = ChiaraLane::doubling;
+  lane = lane_for(lane, len, f.pof2);
   const int root = d % f.pof2;  // bine: the tree's root rotates with the block
   if (reduce) {
     f.fold(plan, x, work, scratch, ph, lane_ranks);
@@ -400,9 +405,9 @@ void loglane_stage(Plan &plan, const ChiaraShape &s, int r, ChiaraBuffers &buf, 
   const int lanes = std::min(s.b, s.B - t * s.b);
   const auto big = s.block(t * s.b), small = s.block(t * s.b + lanes - 1);
   const std::size_t big_len = big.second - big.first, small_len = small.second - small.first;
-  const auto pof2 = static_cast<std::size_t>(PowerOfTwoFold(s.B).pof2);
+  const int pof2 = PowerOfTwoFold(s.B).pof2;
   if (lanes == s.b && small_len > 0 &&
-      (lane != ChiaraLane::swing || (small_len < pof2) == (big_len < pof2)))
+      lane_for(lane, small_len, pof2) == lane_for(lane, big_len, pof2))
     return;
   std::size_t most = 0;
   for (int j : {0, lanes - 1}) {

@@ -50,4 +50,11 @@ TreeNode tree_node(int v, int q) {
   return node;
 }
 
+int wait_steps(const TreeNode &node, int q) {
+  if (node.parent < 0) return 0;
+  int levels = 0;
+  while ((1 << levels) < q) ++levels;
+  return levels - 1 - static_cast<int>(node.children.size());
+}
+
 }  // namespace pcoll::bine

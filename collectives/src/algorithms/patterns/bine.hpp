@@ -33,5 +33,9 @@ struct TreeNode {
   std::vector<int> children;
 };
 TreeNode tree_node(int v, int q);
+// The steps (Round::step) a member waits before its broadcast receive, and after its send up in
+// a reduction: as many as it has children fewer than the root, less the step of the receive
+// itself (0 for the root).
+int wait_steps(const TreeNode &node, int q);
 
 }  // namespace pcoll::bine

@@ -117,8 +117,7 @@ void bine_reduce(Plan &plan, const PowerOfTwoFold &f, int nr, int root, Range wo
   }
   if (node.parent >= 0) {
     add_send(plan.new_round(phase), map(f.real_rank(shift(node.parent, root, q))), work);
-    // Done: the steps left, to the root's last receive (Round::step).
-    plan.idle(phase, f.log2_pof2() - 1 - static_cast<int>(node.children.size()));
+    plan.idle(phase, bine::wait_steps(node, q));  // the steps left, to the root's last receive
   }
 }
 
@@ -126,10 +125,8 @@ void bine_bcast(Plan &plan, const PowerOfTwoFold &f, int nr, int root, Range wor
                 RankMap map) {
   const int q = f.pof2;
   const bine::TreeNode node = bine::tree_node((nr - root + q) % q, q);
-  // A member receives in the step after which it sends to one child in every step left: it
-  // waits as many steps as it has children fewer than the root (Round::step).
   if (node.parent >= 0) {
-    plan.idle(phase, f.log2_pof2() - 1 - static_cast<int>(node.children.size()));
+    plan.idle(phase, bine::wait_steps(node, q));
     add_recv(plan.new_round(phase), map(f.real_rank(shift(node.parent, root, q))), work);
   }
   for (int c : node.children)

@@ -38,13 +38,12 @@ Plan build(const PlanRequest &req) {
   add_copy(plan.new_round(fold_ph), in_range(0, N), tmp_range(0, N));
   const PowerOfTwoFold f(P);
   f.fold(plan, me, tmp_range(0, N), tmp_range(N, N), fold_ph);
-  const int nr = f.new_rank(me);
   // Packed range [first, second) of the blocks of new ranks [q0, q1).
   auto elems = [&](int q0, int q1) {
     const auto s = b.span(slot_lo(f, q0), slot_hi(f, q1 - 1));
     return std::make_pair(s.first, s.first + s.second);
   };
-  if (nr >= 0) {
+  f.run(plan, me, rs, [&](Plan &pl, int nr) {
     int lo = 0, hi = f.pof2;
     while (hi - lo > 1) {
       const int half = (hi - lo) / 2;
@@ -52,7 +51,7 @@ Plan build(const PlanRequest &req) {
       const int partner = f.real_rank(upper ? nr - half : nr + half);
       const auto give = upper ? elems(lo, lo + half) : elems(lo + half, hi);
       const auto keep = upper ? elems(lo + half, hi) : elems(lo, lo + half);
-      Round &r = plan.new_round(rs);
+      Round &r = pl.new_round(rs);
       if (give.second > give.first)
         add_send(r, partner, tmp_range(give.first, give.second - give.first));
       if (keep.second > keep.first) {
@@ -65,9 +64,7 @@ Plan build(const PlanRequest &req) {
       else
         hi = lo + half;
     }
-  } else {
-    plan.idle(rs, f.log2_pof2());  // the halving's steps (Round::step)
-  }
+  });
   Round &fin = plan.new_round(unfold_ph);
   const std::size_t n = b.len_of(me);
   const std::size_t mine = b.packed[static_cast<std::size_t>(me)];
