@@ -45,11 +45,17 @@ void fftw_use_threads(int threads) {
 
 fftw_plan plan_axes(const Layout &l, const std::vector<int> &axes, Complex *buf, int sign,
                     unsigned flags) {
+  return plan_box(l, l.n, axes, buf, sign, flags);
+}
+
+fftw_plan plan_box(const Layout &l, const std::array<int, 3> &extent, const std::vector<int> &axes,
+                   Complex *buf, int sign, unsigned flags) {
   std::vector<fftw_iodim64> dims, loops;
-  for (int a : axes) dims.push_back({l.n[a], l.stride(a), l.stride(a)});
+  for (int a : axes) dims.push_back({extent[a], l.stride(a), l.stride(a)});
   for (int a : l.order)  // the other axes, slowest first
     if (std::find(axes.begin(), axes.end(), a) == axes.end())
-      loops.push_back({l.n[a], l.stride(a), l.stride(a)});
+      loops.push_back({extent[a], l.stride(a), l.stride(a)});
+  if (extent != l.n) flags |= FFTW_UNALIGNED;
   auto *p = reinterpret_cast<fftw_complex *>(buf);
   fftw_plan plan =
       fftw_plan_guru64_dft(static_cast<int>(dims.size()), dims.data(),

@@ -103,7 +103,8 @@ void load_deck(const std::string &path, Options &opt) {
   }
   if (const auto *r = deck["run"].as_table()) {
     const std::string where = path + " [run]";
-    only_known(*r, where, {"alltoall", "fftw_mpi", "planner", "runs", "warmup", "iterations"});
+    only_known(*r, where,
+               {"alltoall", "fftw_mpi", "planner", "runs", "warmup", "iterations", "overlap"});
     if (const auto *algos = r->get_as<toml::array>("alltoall")) {
       opt.alltoall.clear();
       for (const auto &a : *algos) {
@@ -121,6 +122,19 @@ void load_deck(const std::string &path, Options &opt) {
     take(*r, where, "runs", opt.runs);
     take(*r, where, "warmup", opt.warmup);
     take(*r, where, "iterations", opt.iterations);
+    if (const auto *list = r->get_as<toml::array>("overlap")) {
+      opt.overlap.clear();
+      for (const auto &v : *list) {
+        auto k = v.value<std::int64_t>();
+        if (!k || *k > INT32_MAX) bad(where, "'overlap' must be an integer or an array of them");
+        opt.overlap.push_back(static_cast<int>(*k));
+      }
+    } else if (r->get("overlap")) {
+      if (auto k = r->get("overlap")->value<std::int64_t>(); k && *k <= INT32_MAX)
+        opt.overlap = {static_cast<int>(*k)};
+      else
+        bad(where, "'overlap' must be an integer or an array of them");
+    }
   }
 }
 
@@ -156,6 +170,12 @@ void validate(const Options &opt) {
   if (opt.iterations < 1)
     throw std::runtime_error("--iterations (deck: iterations) " + std::to_string(opt.iterations) +
                              ": must be at least 1");
+  if (opt.overlap.empty())
+    throw std::runtime_error("--overlap (deck: overlap): give at least one piece count");
+  for (int k : opt.overlap)
+    if (k < 1)
+      throw std::runtime_error("--overlap (deck: overlap) " + std::to_string(k) +
+                               ": must be at least 1 (1: the transposes do not overlap)");
 }
 
 }  // namespace
@@ -215,6 +235,12 @@ bool parse_options(int argc, char **argv, Options &opt, int &exit_code, bool spe
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--iterations", opt.iterations, "forward + backward transform pairs per run")
+      ->capture_default_str();
+  app.add_option("--overlap", opt.overlap,
+                 "cut every transpose into this many pieces (PCOLL_Ialltoall/v each) along the "
+                 "axis it keeps, overlapped with the local FFTs before and after it (1: off); "
+                 "comma-separated values are compared in one launch, each with every algorithm")
+      ->delimiter(',')
       ->capture_default_str();
   app.add_option("--csv", opt.csv, "write one row per run (rank 0)");
   app.add_option("--output", opt.output,

@@ -24,6 +24,9 @@ struct Options {
   int runs = 3;
   int warmup = 1;
   int iterations = 5;  // forward + backward pairs per run
+  // Pieces per transpose, overlapped with the local FFTs (1: off); several values are compared
+  // in one launch like the algorithms (every algorithm with each).
+  std::vector<int> overlap{1};
   // output
   std::string csv;     // per-run rows (rank 0)
   std::string output;  // HDF5 results file: per transform and rank, the time split

@@ -77,6 +77,14 @@ void print_header(std::ostream &os, const RunSetup &s) {
   os << "fft3d: " << s.warmup << " warm-up + " << s.runs << " timed runs per algorithm, "
      << s.iterations << " forward + backward pairs each; algorithms in rotating order; a "
      << "transform's time is the slowest rank's (barrier before each)\n";
+  if (std::any_of(s.overlap.begin(), s.overlap.end(), [](int k) { return k > 1; })) {
+    os << "fft3d: overlap: every transpose in";
+    for (std::size_t i = 0; i < s.overlap.size(); ++i)
+      os << (i == 0 ? " " : i + 1 == s.overlap.size() ? " or " : ", ") << s.overlap[i];
+    os << " pieces (NAME:overlap=K; PCOLL_Ialltoall/v per piece, at most one per row of the axis "
+          "it keeps), the local FFTs before and after it run piece by piece; alltoall = time "
+          "inside the start, test and wait calls\n";
+  }
 }
 
 bool print_verification(std::ostream &os, const RunSetup &s) {
@@ -99,14 +107,14 @@ bool print_verification(std::ostream &os, const RunSetup &s) {
 
 void print_run(std::ostream &os, const RunRecord &r, bool first) {
   if (first)
-    os << std::left << std::setw(14) << "algorithm" << std::right << std::setw(5) << "run"
+    os << std::left << std::setw(22) << "algorithm" << std::right << std::setw(5) << "run"
        << std::setw(11) << "ms/transf" << std::setw(9) << "fft" << std::setw(9) << "pack"
        << std::setw(9) << "alltoall" << std::setw(9) << "unpack" << std::setw(9) << "other"
        << "  bits  served\n";
   std::ostringstream run;
   run << (r.warmup ? "w" : "") << r.rep;
   const bool anchor = r.algorithm == kFftwMpi;
-  os << std::left << std::setw(14) << r.algorithm << std::right << std::setw(5) << run.str()
+  os << std::left << std::setw(22) << r.algorithm << std::right << std::setw(5) << run.str()
      << std::fixed << std::setprecision(3) << std::setw(11) << 1e3 * r.time;
   if (anchor)
     os << std::setw(9) << "-" << std::setw(9) << "-" << std::setw(9) << "-" << std::setw(9) << "-"
@@ -136,7 +144,7 @@ bool print_summary(std::ostream &os, const RunSetup &s, const std::vector<RunRec
   os << "\nsummary over timed runs (ms per transform, critical path, median +- MAD; split of the "
         "slowest rank, medians; GFlop/s = "
      << (s.transform == "r2c" ? "2.5" : "5") << " N log2 N / median time)\n"
-     << std::left << std::setw(14) << "algorithm" << std::right << std::setw(18) << "ms/transform"
+     << std::left << std::setw(22) << "algorithm" << std::right << std::setw(18) << "ms/transform"
      << std::setw(9) << "fft" << std::setw(9) << "pack" << std::setw(9) << "alltoall"
      << std::setw(9) << "unpack" << std::setw(7) << "a2a%" << std::setw(9) << "GFlop/s"
      << "  " << std::left << std::setw(34) << "vs vendor" << std::setw(34) << "vs fftw"
@@ -156,7 +164,7 @@ bool print_summary(std::ostream &os, const RunSetup &s, const std::vector<RunRec
     const apps::Spread st = apps::spread(t);
     std::ostringstream tot;
     tot << std::fixed << std::setprecision(3) << 1e3 * st.median << " +- " << 1e3 * st.mad;
-    os << std::left << std::setw(14) << name << std::right << std::setw(18) << tot.str()
+    os << std::left << std::setw(22) << name << std::right << std::setw(18) << tot.str()
        << std::fixed << std::setprecision(3);
     if (name == kFftwMpi)
       os << std::setw(9) << "-" << std::setw(9) << "-" << std::setw(9) << "-" << std::setw(9) << "-"
@@ -194,7 +202,7 @@ void write_csv(const std::string &path, const RunSetup &s, const std::vector<Run
   out << "deck,transform,ranks,threads,n0,n1,n2,decomp,p0,p1,bytes_per_dest_max,algorithm,served,"
          "run,"
          "warmup,time_s,fft_s,pack_s,alltoall_s,unpack_s,other_s,fastest_s,slowest_s,gflops,"
-         "bits_ok\n";
+         "bits_ok,overlap\n";
   std::int64_t bytes = 0;
   for (const auto &t : s.transposes) bytes = std::max(bytes, t.max_bytes);
   out << std::setprecision(17);
@@ -204,7 +212,7 @@ void write_csv(const std::string &path, const RunSetup &s, const std::vector<Run
         << ',' << bytes << ',' << r.algorithm << ',' << r.served << ',' << r.rep << ','
         << (r.warmup ? 1 : 0) << ',' << r.time << ',' << r.fft << ',' << r.pack << ',' << r.alltoall
         << ',' << r.unpack << ',' << r.other << ',' << r.fastest << ',' << r.slowest << ','
-        << s.flops() / r.time * 1e-9 << ',' << (r.bits_ok ? 1 : 0) << '\n';
+        << s.flops() / r.time * 1e-9 << ',' << (r.bits_ok ? 1 : 0) << ',' << r.overlap << '\n';
 }
 
 }  // namespace pcoll::fft3d

@@ -29,6 +29,7 @@ struct RunSetup {
   std::vector<TransposeInfo> transposes;
   long long pairwise_threshold = 0;  // alltoall auto's dispatch (bytes per destination)
   int runs = 0, warmup = 0, iterations = 0;
+  std::vector<int> overlap{1};  // pieces per transpose compared (set_overlap; 1: blocking)
   std::vector<std::string> algorithms;  // the alltoall names, then fftw_mpi when timed
   std::string command_line;
   // verification (outside the timed region)
@@ -44,7 +45,8 @@ struct RunSetup {
 // (the critical path); its split is that rank's. The record holds the means over the run's
 // transforms; other = time - (fft + pack + alltoall + unpack) is timer and launch overhead.
 struct RunRecord {
-  std::string algorithm, served;
+  std::string algorithm, served;  // algorithm: the entry's label ("pairwise:overlap=4")
+  int overlap = 1;                // pieces per transpose
   int rep = 0;
   bool warmup = false;
   double time = 0, fft = 0, pack = 0, alltoall = 0, unpack = 0, other = 0;

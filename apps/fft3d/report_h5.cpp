@@ -43,6 +43,9 @@ void write_results_h5(const std::string &path, const RunSetup &s,
   attr_double(f, "p0", s.p0);
   attr_double(f, "p1", s.p1);
   attr_double(f, "pairwise_threshold", double(s.pairwise_threshold));
+  std::string overlaps;
+  for (int k : s.overlap) overlaps += (overlaps.empty() ? "" : ",") + std::to_string(k);
+  attr_string(f, "overlap", overlaps);  // the piece counts compared
   attr_double(f, "flops_per_transform", s.flops());
   attr_double(f, "spectrum_error", s.spectrum_error);
   attr_double(f, "roundtrip_error", s.roundtrip_error);
@@ -62,6 +65,7 @@ void write_results_h5(const std::string &path, const RunSetup &s,
     const hid_t g = H5Gcreate2(all, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     attr_string(g, "algorithm", r.algorithm);
     attr_string(g, "served", r.served);
+    attr_double(g, "overlap", r.overlap);
     attr_double(g, "rep", r.rep);
     attr_double(g, "warmup", r.warmup ? 1 : 0);
     attr_double(g, "bits_ok", r.bits_ok ? 1 : 0);

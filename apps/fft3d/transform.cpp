@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <map>
+#include <tuple>
 #include <stdexcept>
 #include <utility>
 
@@ -64,25 +66,101 @@ struct DistributedFft::Transpose {
   int block[2] = {0, 0};                    // even: the one block size per direction
   // [dir]: the message equals the field (layout.hpp in_place_blocks): no pack / no unpack.
   bool send_in_place[2] = {false, false}, recv_in_place[2] = {false, false};
+  std::vector<Layout> from_all, to_all;  // every member's, in rank order
+  int me = 0;
 
-  Transpose(MPI_Comm c, const std::vector<Layout> &a, const std::vector<Layout> &b, int me)
-      : comm(c), from_order(a[me].order), to_order(b[me].order), from(a[me]), to(b[me]) {
+  // Overlap: the transpose in pieces along `kept`, an axis whose range is the same in both
+  // layouts of every member (-1: none, the transpose runs whole).
+  struct Piece {
+    Range rows;  // along `kept`, from the box's first row
+    Exchange x[2];
+    std::vector<int> counts[2][4];
+    int block[2] = {0, 0};
+    std::int64_t soff[2] = {0, 0}, roff[2] = {0, 0};  // in the send / receive buffers
+  };
+  int kept = -1;
+  std::vector<Piece> pieces;
+
+  static void count(const Exchange &x, std::vector<int> (&c)[4], int &block) {
+    for (std::size_t j = 0; j < x.send.size(); ++j) {
+      c[0].push_back(to_int(x.send[j].volume(), "transpose block"));
+      c[1].push_back(to_int(x.sdispl[j], "transpose displacement"));
+      c[2].push_back(to_int(x.recv[j].volume(), "transpose block"));
+      c[3].push_back(to_int(x.rdispl[j], "transpose displacement"));
+    }
+    block = c[0].front();
+  }
+
+  Transpose(MPI_Comm c, const std::vector<Layout> &a, const std::vector<Layout> &b, int me_)
+      : comm(c),
+        from_order(a[me_].order),
+        to_order(b[me_].order),
+        from(a[me_]),
+        to(b[me_]),
+        from_all(a),
+        to_all(b),
+        me(me_) {
     fwd = plan_exchange(a, b, me);
     bwd = plan_exchange(b, a, me);
-    const Exchange *x[2] = {&fwd, &bwd};
-    for (int d = 0; d < 2; ++d) {
-      for (std::size_t j = 0; j < x[d]->send.size(); ++j) {
-        counts[d][0].push_back(to_int(x[d]->send[j].volume(), "transpose block"));
-        counts[d][1].push_back(to_int(x[d]->sdispl[j], "transpose displacement"));
-        counts[d][2].push_back(to_int(x[d]->recv[j].volume(), "transpose block"));
-        counts[d][3].push_back(to_int(x[d]->rdispl[j], "transpose displacement"));
-      }
-      block[d] = counts[d][0].front();
-    }
+    count(fwd, counts[0], block[0]);
+    count(bwd, counts[1], block[1]);
     send_in_place[0] = in_place_blocks(fwd.send, fwd.sdispl, from_order, from);
     recv_in_place[0] = in_place_blocks(fwd.recv, fwd.rdispl, from_order, to);
     send_in_place[1] = in_place_blocks(bwd.send, bwd.sdispl, to_order, to);
     recv_in_place[1] = in_place_blocks(bwd.recv, bwd.rdispl, to_order, from);
+  }
+
+  // The axes whose range every member keeps through the transpose (the same range on all).
+  std::vector<int> kept_axes() const {
+    std::vector<int> v;
+    for (int ax = 0; ax < 3; ++ax) {
+      bool same = true;
+      for (std::size_t j = 0; j < from_all.size(); ++j)
+        same = same && from_all[j].lo[ax] == to_all[j].lo[ax] &&
+               from_all[j].n[ax] == to_all[j].n[ax] &&
+               from_all[j].lo[ax] == from_all[0].lo[ax] && from_all[j].n[ax] == from_all[0].n[ax];
+      if (same) v.push_back(ax);
+    }
+    return v;
+  }
+
+  // Cuts the transpose into `parts` pieces along axis ax (at most one per row).
+  void cut(int ax, int parts) {
+    kept = ax;
+    pieces.clear();
+    const int rows = from.n[ax];
+    parts = std::max(1, std::min(parts, rows));
+    std::int64_t off[2][2] = {{0, 0}, {0, 0}};
+    for (int c = 0; c < parts; ++c) {
+      Piece p;
+      p.rows = split(rows, parts, c);
+      auto narrow = [&](std::vector<Layout> v) {
+        for (Layout &l : v) {
+          l.lo[ax] += p.rows.lo;
+          l.n[ax] = p.rows.n;
+        }
+        return v;
+      };
+      const std::vector<Layout> a = narrow(from_all), b = narrow(to_all);
+      p.x[0] = plan_exchange(a, b, me);
+      p.x[1] = plan_exchange(b, a, me);
+      for (int d = 0; d < 2; ++d) {
+        count(p.x[d], p.counts[d], p.block[d]);
+        p.soff[d] = off[d][0];
+        p.roff[d] = off[d][1];
+        off[d][0] += p.x[d].send_total;
+        off[d][1] += p.x[d].recv_total;
+      }
+      pieces.push_back(std::move(p));
+    }
+  }
+};
+
+// FFTW plans of the stages' pieces (set_overlap), by (stage, forward, axis, rows).
+struct DistributedFft::ChunkPlans {
+  std::map<std::tuple<int, bool, int, int>, fftw_plan> plans;
+  ~ChunkPlans() {
+    for (auto &kv : plans) fftw_destroy_plan(kv.second);
   }
 };
 
@@ -194,8 +272,10 @@ DistributedFft::DistributedFft(MPI_Comm comm, const std::array<int, 3> &grid, De
     stages = {{&layouts_.in, {1, 2}}, {&layouts_.out, {0}}};
   else
     stages = {{&layouts_.in, {2}}, {&layouts_.mid, {1}}, {&layouts_.out, {0}}};
+  flags_ = flags;
   double total_flops = 0;
   for (const auto &[layout, axes] : stages) {
+    stage_axes_.push_back(axes);
     double points = 1;  // transform length: the real lengths (r2c's first stage is half work)
     for (int a : axes) points *= grid[a];
     stage_share_.push_back(double(layout->volume()) * std::log2(std::max(points, 2.0)));
@@ -217,9 +297,11 @@ DistributedFft::DistributedFft(MPI_Comm comm, const std::array<int, 3> &grid, De
 
 DistributedFft::~DistributedFft() {
   plans_.reset();
+  chunk_plans_.reset();
   fftw_free(field_);
   fftw_free(send_);
   fftw_free(recv_);
+  fftw_free(spare_);
   fftw_free(real_);
   if (row_ != MPI_COMM_NULL) MPI_Comm_free(&row_);
   if (col_ != MPI_COMM_NULL) MPI_Comm_free(&col_);
@@ -298,23 +380,184 @@ void DistributedFft::transpose(int index, bool forward) {
   PCOLL_Trace_phase_end("unpack");
 }
 
+const Layout &DistributedFft::stage_layout(int stage) const {
+  if (decomp_ == Decomp::slab) return stage == 0 ? layouts_.in : layouts_.out;
+  return stage == 0 ? layouts_.in : stage == 1 ? layouts_.mid : layouts_.out;
+}
+
+const std::vector<int> &DistributedFft::stage_axes(int stage) const {
+  return stage_axes_[static_cast<std::size_t>(stage)];
+}
+
+bool DistributedFft::chunkable(int stage, int axis) const {
+  if (kind_ == Kind::r2c && stage == 0) return false;  // reads the whole real input
+  const std::vector<int> &axes = stage_axes(stage);
+  return std::find(axes.begin(), axes.end(), axis) == axes.end();
+}
+
+void DistributedFft::set_overlap(int chunks) {
+  if (chunks < 1)
+    throw std::invalid_argument("overlap: " + std::to_string(chunks) +
+                                " pieces per transpose; it must be at least 1 (1: off)");
+  overlap_ = chunks;
+  if (chunks == 1) return;
+  if (spare_ == nullptr) {
+    const std::int64_t cap =
+        std::max({layouts_.in.volume(), layouts_.mid.volume(), layouts_.out.volume()});
+    spare_ = static_cast<Complex *>(fftw_malloc(static_cast<std::size_t>(cap) * sizeof(Complex)));
+    if (spare_ == nullptr) throw std::runtime_error("out of memory for the overlap buffer");
+  }
+  if (!chunk_plans_) chunk_plans_ = std::make_unique<ChunkPlans>();
+  for (std::size_t t = 0; t < transposes_.size(); ++t) {
+    Transpose &tr = *transposes_[t];
+    const int before = static_cast<int>(t), after = before + 1;
+    // Prefer an axis along which both neighbouring stages can run piece by piece.
+    const std::vector<int> kept = tr.kept_axes();
+    if (kept.empty()) {
+      tr.kept = -1;  // cannot happen for these layouts; the transpose would run whole
+      continue;
+    }
+    int axis = kept.front(), best = -1;
+    for (int ax : kept) {
+      const int score = int(chunkable(before, ax)) + int(chunkable(after, ax));
+      if (score > best) best = score, axis = ax;
+    }
+    tr.cut(axis, chunks);
+    // The pieces' plans, made on the scratch buffer (a measuring planner overwrites it).
+    for (int stage : {before, after}) {
+      if (!chunkable(stage, axis)) continue;
+      const Layout &l = stage_layout(stage);
+      for (const auto &piece : tr.pieces)
+        for (bool fwd : {true, false}) {
+          const auto key = std::make_tuple(stage, fwd, axis, piece.rows.n);
+          if (chunk_plans_->plans.count(key)) continue;
+          std::array<int, 3> extent = l.n;
+          extent[axis] = piece.rows.n;
+          chunk_plans_->plans[key] = plan_box(l, extent, stage_axes(stage), spare_,
+                                              fwd ? FFTW_FORWARD : FFTW_BACKWARD, flags_);
+        }
+    }
+  }
+}
+
+void DistributedFft::fft_piece(int stage, bool forward, int axis, int lo, int n) {
+  PCOLL_Trace_phase_begin("fft");
+  const double t0 = now();
+  const Layout &l = stage_layout(stage);
+  fftw_plan plan = chunk_plans_->plans.at(std::make_tuple(stage, forward, axis, n));
+  auto *z = reinterpret_cast<fftw_complex *>(field_ + std::int64_t(lo) * l.stride(axis));
+  fftw_execute_dft(plan, z, z);
+  inject_compute(injected_fft_ * stage_share_[stage] * n / l.n[axis]);
+  times_.fft += now() - t0;
+  PCOLL_Trace_phase_end("fft");
+}
+
+// The pieces in flight move on whenever this rank tests them; it does so after each piece's
+// work. Their arrival order is the issue order (MPI orders collectives on a communicator).
+void DistributedFft::pipelined_transpose(int index, bool forward, int before, bool fft_before,
+                                         int after, bool fft_after) {
+  Transpose &t = *transposes_[index];
+  const int d = forward ? 0 : 1, axis = t.kept;
+  const Layout &src = forward ? t.from : t.to;
+  const Layout &dst = forward ? t.to : t.from;
+  const std::array<int, 3> &sender_order = forward ? t.from_order : t.to_order;
+  const std::size_t m = t.pieces.size();
+  std::vector<MPI_Request> req(m, MPI_REQUEST_NULL);
+  auto poke = [&](std::size_t from, std::size_t to) {  // progress on req[from, to)
+    if (from >= to) return;
+    const double t0 = now();
+    int flag = 0;
+    check_mpi(PCOLL_Testall(static_cast<int>(to - from), req.data() + from, &flag,
+                            MPI_STATUSES_IGNORE),
+              "PCOLL_Testall");
+    times_.alltoall += now() - t0;
+  };
+
+  for (std::size_t c = 0; c < m; ++c) {
+    const Transpose::Piece &p = t.pieces[c];
+    if (fft_before) fft_piece(before, forward, axis, p.rows.lo, p.rows.n);
+    PCOLL_Trace_phase_begin("pack");
+    double t0 = now();
+    Complex *message = send_ + p.soff[d];
+    pack_exchange(p.x[d], src, field_, message);
+    double t1 = now();
+    times_.pack += t1 - t0;
+    PCOLL_Trace_phase_end("pack");
+    PCOLL_Trace_phase_begin("alltoall");
+    Complex *into = recv_ + p.roff[d];
+    if (p.x[d].even)
+      check_mpi(PCOLL_Ialltoall(message, p.block[d], MPI_C_DOUBLE_COMPLEX, into, p.block[d],
+                                MPI_C_DOUBLE_COMPLEX, t.comm, &req[c]),
+                "PCOLL_Ialltoall");
+    else
+      check_mpi(PCOLL_Ialltoallv(message, p.counts[d][0].data(), p.counts[d][1].data(),
+                                 MPI_C_DOUBLE_COMPLEX, into, p.counts[d][2].data(),
+                                 p.counts[d][3].data(), MPI_C_DOUBLE_COMPLEX, t.comm, &req[c]),
+                "PCOLL_Ialltoallv");
+    times_.alltoall += now() - t1;
+    poke(0, c);  // the earlier pieces (the new one has just made its first move)
+    PCOLL_Trace_phase_end("alltoall");
+  }
+  const char *served = "";
+  PCOLL_Get_last_algorithm(t.comm, &served);
+  info_[index].served = served;
+
+  std::swap(field_, spare_);  // the next stage's field fills as the pieces arrive
+  for (std::size_t c = 0; c < m; ++c) {
+    const Transpose::Piece &p = t.pieces[c];
+    PCOLL_Trace_phase_begin("alltoall");
+    double t0 = now();
+    check_mpi(PCOLL_Wait(&req[c], MPI_STATUS_IGNORE), "PCOLL_Wait");
+    times_.alltoall += now() - t0;
+    PCOLL_Trace_phase_end("alltoall");
+    PCOLL_Trace_phase_begin("unpack");
+    t0 = now();
+    unpack_exchange(p.x[d], sender_order, dst, recv_ + p.roff[d], field_);
+    times_.unpack += now() - t0;
+    PCOLL_Trace_phase_end("unpack");
+    if (fft_after) {
+      fft_piece(after, forward, axis, p.rows.lo, p.rows.n);
+      poke(c + 1, m);
+    }
+  }
+}
+
+// Forward: stages 0, 1, (2) with transpose t between stages t and t + 1; backward the other way.
+// `done` is the last stage whose FFT has run (a pipelined transpose may run the next one).
+void DistributedFft::run(bool forward) {
+  const int stages = static_cast<int>(plans_->fwd.size());
+  const int step = forward ? 1 : -1, first = forward ? 0 : stages - 1;
+  int done = first - step;
+  auto pending = [&](int stage) { return forward ? done < stage : done > stage; };
+  for (int k = 0; k + 1 < stages; ++k) {
+    const int before = first + step * k, after = before + step;
+    const int index = forward ? before : after;  // transpose t joins stages t and t + 1
+    const int axis = transposes_[index]->kept;
+    if (overlap_ > 1 && axis >= 0) {
+      const bool fft_before = pending(before) && chunkable(before, axis);
+      if (pending(before) && !fft_before) fft(before, forward);
+      const bool fft_after = chunkable(after, axis);
+      pipelined_transpose(index, forward, before, fft_before, after, fft_after);
+      done = fft_after ? after : before;
+    } else {
+      if (pending(before)) fft(before, forward);
+      transpose(index, forward);
+      done = before;
+    }
+  }
+  const int last = forward ? stages - 1 : 0;
+  if (pending(last)) fft(last, forward);
+}
+
 void DistributedFft::forward() {
   PCOLL_Trace_phase_begin("fft3d_forward");
-  const int stages = static_cast<int>(plans_->fwd.size());
-  for (int s = 0; s < stages; ++s) {
-    fft(s, true);
-    if (s + 1 < stages) transpose(s, true);
-  }
+  run(true);
   PCOLL_Trace_phase_end("fft3d_forward");
 }
 
 void DistributedFft::backward() {
   PCOLL_Trace_phase_begin("fft3d_backward");
-  const int stages = static_cast<int>(plans_->bwd.size());
-  for (int s = stages - 1; s >= 0; --s) {
-    fft(s, false);
-    if (s > 0) transpose(s - 1, false);
-  }
+  run(false);
   PCOLL_Trace_phase_end("fft3d_backward");
 }
 

@@ -3,6 +3,13 @@
 // transposes through PCOLL_Alltoall (every block the same size) or PCOLL_Alltoallv (a grid that
 // does not divide evenly), so the all-to-all algorithm chosen in pcoll changes only the transposes.
 // Stage layouts: layout.hpp. Unnormalised, as FFTW: backward(forward(x)) = N0 N1 N2 x.
+// Overlap (set_overlap(K), K > 1): each transpose is cut into K pieces along the one axis it
+// leaves in place (slab: axis 2; pencil: axis 0 on the rows, axis 2 on the columns), each piece
+// its own PCOLL_Ialltoall(v); the local FFTs of the stage before run piece by piece and start
+// each piece's exchange as soon as it is packed, and those of the stage after run on each piece
+// as it arrives, testing the pieces in flight between FFTs (pcoll's and most MPIs' nonblocking
+// collectives move on only inside MPI calls). A stage whose FFT spans that axis (the slab's 2-D
+// first stage) or reads the real input (r2c's first stage) runs whole before or after.
 // Real-to-complex (Kind::r2c): the first stage is FFTW's r2c along axis 2 (with axis 1 for
 // slabs), out of a real buffer, and every later stage is the complex transform of the
 // N0 x N1 x (N2/2+1) half-spectrum: the distributed part is the c2c code on that grid.
@@ -89,6 +96,14 @@ class DistributedFft {
   // Ignored in native builds.
   void set_injected_fft(double seconds) { injected_fft_ = seconds; }
 
+  // Overlap every transpose with the local FFTs around it in `chunks` pieces (1: off, the
+  // blocking transposes; more pieces than the axis has rows: one per row). Collective over the
+  // communicator (every rank must pass the same value); makes the pieces' FFTW plans (with the
+  // planner given to the constructor, on a scratch buffer: the field is left alone) and one more
+  // field-sized buffer. Throws std::invalid_argument for chunks < 1.
+  void set_overlap(int chunks);
+  int overlap() const { return overlap_; }
+
   const Times &times() const { return times_; }
   void reset_times() { times_ = Times{}; }
   const std::vector<TransposeInfo> &transposes() const { return info_; }
@@ -99,8 +114,18 @@ class DistributedFft {
  private:
   struct Transpose;
   struct Plans;
+  struct ChunkPlans;
   void fft(int stage, bool forward);
   void transpose(int index, bool forward);
+  void run(bool forward);
+  // One transpose in pieces (overlap): FFTs of stage `before` per piece when fft_before, of
+  // stage `after` per piece when fft_after.
+  void pipelined_transpose(int index, bool forward, int before, bool fft_before, int after,
+                           bool fft_after);
+  bool chunkable(int stage, int axis) const;  // the stage's FFT can run piece by piece on axis
+  void fft_piece(int stage, bool forward, int axis, int lo, int n);
+  const Layout &stage_layout(int stage) const;
+  const std::vector<int> &stage_axes(int stage) const;
 
   MPI_Comm comm_, row_ = MPI_COMM_NULL, col_ = MPI_COMM_NULL;
   std::array<int, 3> grid_, cgrid_;
@@ -115,7 +140,12 @@ class DistributedFft {
   std::unique_ptr<Plans> plans_;
   std::vector<TransposeInfo> info_;
   std::vector<double> stage_share_;  // each stage's part of the local FFT flops
+  std::vector<std::vector<int>> stage_axes_;  // the axes each stage transforms
+  unsigned flags_ = 0;                        // FFTW planner flags
   double injected_fft_ = 0;
+  int overlap_ = 1;
+  Complex *spare_ = nullptr;  // overlap: the next stage's field while the pieces arrive
+  std::unique_ptr<ChunkPlans> chunk_plans_;
   Times times_;
 };
 
