@@ -137,11 +137,11 @@ TEST_CASE("the forward transform matches FFTW-MPI's, and slab matches pencil") {
 
 // Every all-to-all algorithm (and its variants) gives bitwise the same forward and backward
 // transforms as vendor, with the transposes whole (overlap 1) or in pieces.
-static void every_algorithm_same_bits(int overlap) {
+static void every_algorithm_same_bits(int overlap, std::size_t ngrids) {
   World w;
   const std::vector<Wave> none;
   for (Kind k : {Kind::c2c, Kind::r2c})
-    for (const auto &g : grids())
+    for (const auto &g : std::vector(grids().begin(), grids().begin() + ngrids))
       for (Decomp d : {Decomp::slab, Decomp::pencil}) {
         INFO(label(g, d, w.size) << " " << kind_name(k) << " overlap " << overlap);
         DistributedFft fft(w.comm, g, d, Planner::estimate, k);
@@ -197,12 +197,13 @@ static void every_algorithm_same_bits(int overlap) {
 }
 
 TEST_CASE("every all-to-all algorithm gives bitwise the same transforms") {
-  every_algorithm_same_bits(1);
+  every_algorithm_same_bits(1, grids().size());
 }
 
 TEST_CASE("every all-to-all algorithm gives bitwise the same transforms in overlapped pieces") {
-  // PCOLL_Ialltoall(v) per piece, tested between the pieces' FFTs.
-  every_algorithm_same_bits(3);
+  // PCOLL_Ialltoall(v) per piece, tested between the pieces' FFTs; an uneven grid (Ialltoallv at
+  // most P) and an even one (Ialltoall at P = 1, 2, 4, 8).
+  every_algorithm_same_bits(3, 2);
 }
 
 // The overlapped transform computes the same transform: the pieces' FFTs are FFTW plans of their
