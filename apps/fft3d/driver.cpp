@@ -167,7 +167,6 @@ int run_driver(MPI_Comm comm, const Options &opt) {
     throw std::invalid_argument(std::string("--grid / --decomp ") + opt.decomp + ": " + e.what());
   }
   fft->set_injected_fft(opt.sim_fft_per_transform);
-  fft->set_overlap(opt.overlap.front());
   std::vector<std::string> algorithms = opt.alltoall;
   const bool override_algo = !algorithms.empty();
   if (override_algo) {

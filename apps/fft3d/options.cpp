@@ -130,10 +130,9 @@ void load_deck(const std::string &path, Options &opt) {
         opt.overlap.push_back(static_cast<int>(*k));
       }
     } else if (r->get("overlap")) {
-      if (auto k = r->get("overlap")->value<std::int64_t>(); k && *k <= INT32_MAX)
-        opt.overlap = {static_cast<int>(*k)};
-      else
-        bad(where, "'overlap' must be an integer or an array of them");
+      int one = 1;
+      take(*r, where, "overlap", one);
+      opt.overlap = {one};
     }
   }
 }

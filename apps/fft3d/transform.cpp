@@ -275,6 +275,7 @@ DistributedFft::DistributedFft(MPI_Comm comm, const std::array<int, 3> &grid, De
   flags_ = flags;
   double total_flops = 0;
   for (const auto &[layout, axes] : stages) {
+    stage_layouts_.push_back(layout);
     stage_axes_.push_back(axes);
     double points = 1;  // transform length: the real lengths (r2c's first stage is half work)
     for (int a : axes) points *= grid[a];
@@ -381,8 +382,7 @@ void DistributedFft::transpose(int index, bool forward) {
 }
 
 const Layout &DistributedFft::stage_layout(int stage) const {
-  if (decomp_ == Decomp::slab) return stage == 0 ? layouts_.in : layouts_.out;
-  return stage == 0 ? layouts_.in : stage == 1 ? layouts_.mid : layouts_.out;
+  return *stage_layouts_[static_cast<std::size_t>(stage)];
 }
 
 const std::vector<int> &DistributedFft::stage_axes(int stage) const {
@@ -399,8 +399,8 @@ void DistributedFft::set_overlap(int chunks) {
   if (chunks < 1)
     throw std::invalid_argument("overlap: " + std::to_string(chunks) +
                                 " pieces per transpose; it must be at least 1 (1: off)");
-  overlap_ = chunks;
-  if (chunks == 1) return;
+  if (chunks == overlap_) return;  // already cut so (the driver sets it before every run)
+  if (chunks == 1) return void(overlap_ = 1);
   if (spare_ == nullptr) {
     const std::int64_t cap =
         std::max({layouts_.in.volume(), layouts_.mid.volume(), layouts_.out.volume()});
@@ -438,6 +438,7 @@ void DistributedFft::set_overlap(int chunks) {
         }
     }
   }
+  overlap_ = chunks;  // only once every piece and plan is in place
 }
 
 void DistributedFft::fft_piece(int stage, bool forward, int axis, int lo, int n) {

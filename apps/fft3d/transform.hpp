@@ -140,7 +140,8 @@ class DistributedFft {
   std::unique_ptr<Plans> plans_;
   std::vector<TransposeInfo> info_;
   std::vector<double> stage_share_;  // each stage's part of the local FFT flops
-  std::vector<std::vector<int>> stage_axes_;  // the axes each stage transforms
+  std::vector<const Layout *> stage_layouts_;  // each stage's layout (of layouts_)
+  std::vector<std::vector<int>> stage_axes_;     // the axes each stage transforms
   unsigned flags_ = 0;                        // FFTW planner flags
   double injected_fft_ = 0;
   int overlap_ = 1;
