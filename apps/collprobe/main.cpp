@@ -14,6 +14,7 @@
 #include "../smpi_compat.hpp"  // first: see there
 
 #include <mpi.h>
+#include <pcoll/pcoll.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -46,7 +47,8 @@ std::string library_version() {
 }  // namespace
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  int provided = 0;  // MPI_THREAD_MULTIPLE when PCOLL_PROGRESS=thread (pcoll's progress thread)
+  MPI_Init_thread(&argc, &argv, PCOLL_Required_thread_level(MPI_THREAD_SINGLE), &provided);
   int rank = 0, P = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <mpi.h>
+#include <pcoll/pcoll.h>
 
 #include <Kokkos_Core.hpp>
 
@@ -23,7 +24,8 @@ struct NoCleanError : std::exception {};
 template <class Options, class CleanError, class Parse, class Run>
 int app_main(int argc, char **argv, const char *name, Parse parse, Run run) {
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  // FUNNELED for OpenMP; MULTIPLE when PCOLL_PROGRESS=thread asks for pcoll's progress thread.
+  MPI_Init_thread(&argc, &argv, PCOLL_Required_thread_level(MPI_THREAD_FUNNELED), &provided);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int code = 0;

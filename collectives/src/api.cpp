@@ -19,6 +19,7 @@
 #include "config.hpp"
 #include "context.hpp"
 #include "datatype.hpp"
+#include "engine.hpp"
 #include "executor.hpp"
 #include "reduce.hpp"
 #include "registry.hpp"
@@ -43,6 +44,7 @@ int fail(MPI_Comm comm, int code, const std::string &msg = {}) {
 template <class Body>
 int guarded(MPI_Comm comm, Body body) noexcept {
   try {
+    const EngineLock lock;  // (engine.hpp: only with PCOLL_PROGRESS=thread)
     return body();
   } catch (const std::bad_alloc &) {
     return fail(comm, MPI_ERR_NO_MEM, "out of memory");
@@ -740,7 +742,11 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
   if (alongside && d->algo->is_vendor()) settle(c.comm);
   if (d->algo->is_vendor() && !sig->vendor_in_units) {
     if (async.blocking() || (async.kind == Operation::Kind::nonblocking && !trace_call.on())) {
+      // A blocking vendor call lets the progress thread run while it waits (engine.hpp).
+      std::optional<EngineUnlocked> unlocked;
+      if (async.blocking()) unlocked.emplace();
       const int rc = vendor(async.request);  // the user's arguments, unchanged
+      unlocked.reset();
       return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
     }
     // Persistent, or nonblocking and traced: the vendor's nonblocking call at each start, inside
@@ -795,10 +801,12 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
     void *out = nullptr;
     int rc = st.stage(scratch, &in, &out, pack_t);
     if (rc != MPI_SUCCESS) return fail(c.comm, rc);
-    rc = vendor_in_units(in, out,
-                         static_cast<int>(c.blocks ? sig->units_per_elem : sig->shape.count),
-                         sig->unit_type,
-                         unit_op(*sig, c.op), nullptr);
+    {
+      const EngineUnlocked unlocked;  // (as above)
+      rc = vendor_in_units(in, out,
+                           static_cast<int>(c.blocks ? sig->units_per_elem : sig->shape.count),
+                           sig->unit_type, unit_op(*sig, c.op), nullptr);
+    }
     if (rc == MPI_SUCCESS) rc = st.unstage(scratch, unpack_t);
     add_pack_phases();
     return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);

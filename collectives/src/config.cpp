@@ -119,6 +119,21 @@ std::vector<ParamSpec> build_table() {
                  "and stops the program with MPI_Abort, naming this variable, if two threads are "
                  "ever inside an intercepted collective at once (pcoll is not thread-safe); vendor "
                  "= every intercepted call goes to the vendor MPI, untraced"));
+  // --- nonblocking and persistent collectives (collectives/src/engine.hpp) --------------------
+  t.push_back(
+      ParamSpec::choice("progress", "calls")
+          .one_of({"calls", "thread"})
+          .about("per process, read once: calls = outstanding nonblocking and persistent "
+                 "collectives move on only inside pcoll's and MPI's completion calls; thread = "
+                 "a progress thread also advances them while the program computes (needs "
+                 "MPI_THREAD_MULTIPLE: see PCOLL_Required_thread_level; libpcoll_mpi.so asks "
+                 "for it itself; it uses a core while collectives are outstanding)"));
+  t.push_back(
+      ParamSpec::integer("progress_interval", "0")
+          .range(0, 1000000)
+          .about("per process, read once, with PCOLL_PROGRESS=thread: microseconds the "
+                 "progress thread sleeps between its passes over the outstanding collectives "
+                 "(0 = it only yields the core)"));
   // --- simulation (SimGrid SMPI builds, PCOLL_SMPI=ON) ------------------------------------------
   t.push_back(
       ParamSpec::integer("sim_shared_bytes", "0")

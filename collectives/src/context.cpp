@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "datatype.hpp"
+#include "engine.hpp"
 #include "trace/recorder.hpp"
 
 namespace pcoll {
@@ -28,6 +29,7 @@ Context *g_last_ctx = nullptr;
 constexpr std::size_t kMaxCachedDecisions = 512;
 
 int delete_context(MPI_Comm, int, void *value, void *) {
+  const EngineLock lock;  // (MPI_Comm_free is not a pcoll call)
   if (g_last_ctx == value) {
     g_last_comm = MPI_COMM_NULL;
     g_last_ctx = nullptr;
@@ -39,6 +41,8 @@ int delete_context(MPI_Comm, int, void *value, void *) {
 // MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI is fully usable (MPI 4.1
 // Sec. 11.2.4): the standard place to release what we hold on MPI_COMM_WORLD.
 int on_finalize(MPI_Comm, int, void *, void *) {
+  progress_thread_stop();  // first, and without the engine lock (the thread takes it to stop)
+  const EngineLock lock;
   // SimGrid's SMPI (3.32) deletes MPI_COMM_SELF's attributes after it has marked the process
   // finalized, so no MPI call may be made here: skip the clean-up (the process is ending).
   int initialized = 0, finalized = 0;

@@ -3,11 +3,13 @@
 #include <pcoll/pcoll.h>
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "context.hpp"
+#include "engine.hpp"
 
 namespace pcoll {
 
@@ -17,6 +19,12 @@ namespace {
 std::vector<Operation *> g_active;
 // Persistent operations by their token.
 std::unordered_map<MPI_Request, std::unique_ptr<Operation>> g_persistent;
+// g_active.size() + g_persistent.size(), kept beside them (under the engine lock) for
+// requests_in_use(), which libpcoll_mpi.so's completion calls read before they take the lock.
+std::atomic<std::size_t> g_in_use{0};
+void count_in_use() {
+  g_in_use.store(g_active.size() + g_persistent.size(), std::memory_order_release);
+}
 
 // MPI's empty status with an error field: what a completed collective reports.
 void empty_status(MPI_Status *st, int err) {
@@ -94,10 +102,13 @@ int start_one(MPI_Request *request) {
   }
   op->mpi_active_ = true;
   op->active_ = true;
-  if (op->advance())
+  if (op->advance()) {
     finish(op);
-  else
+  } else {
     g_active.push_back(op);
+    count_in_use();
+    progress_thread_wake();
+  }
   return MPI_SUCCESS;
 }
 
@@ -378,7 +389,7 @@ void settle(MPI_Comm user_comm) {
 }
 
 bool requests_in_use() {
-  return !g_active.empty() || !g_persistent.empty();
+  return g_in_use.load(std::memory_order_acquire) != 0;
 }
 
 void progress() {
@@ -387,6 +398,7 @@ void progress() {
     Operation *op = g_active[i];
     if (op->advance()) {
       g_active.erase(g_active.begin() + static_cast<std::ptrdiff_t>(i));
+      count_in_use();
       finish(op);
     } else {
       ++i;
@@ -402,6 +414,7 @@ int issue(std::unique_ptr<Operation> op, MPI_Request *request) {
       return rc;
     op->handle = token;
     g_persistent.emplace(token, std::move(op));
+    count_in_use();
     *request = token;
     return MPI_SUCCESS;
   }
@@ -423,10 +436,13 @@ int issue(std::unique_ptr<Operation> op, MPI_Request *request) {
   }
   raw->active_ = true;
   *request = raw->handle;  // (before a completion that may free it: the program holds it)
-  if (raw->advance())
+  if (raw->advance()) {
     finish(raw);
-  else
+  } else {
     g_active.push_back(raw);
+    count_in_use();
+    progress_thread_wake();
+  }
   return MPI_SUCCESS;
 }
 
@@ -474,6 +490,7 @@ using pcoll::progress;
 extern "C" {
 
 int PCOLL_Wait(MPI_Request *request, MPI_Status *status) {
+  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
   const pcoll::trace::WaitClock waiting;  // the traced operations' "wait" phase
   if (pcoll::only_pcoll(1, request)) pcoll::wait_engine(1, request);
   if (pcoll::Operation *op = pcoll::persistent_of(*request))  // (inactive: wait_engine ran)
@@ -488,6 +505,7 @@ int PCOLL_Wait(MPI_Request *request, MPI_Status *status) {
 }
 
 int PCOLL_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
   progress();
   if (pcoll::Operation *op = pcoll::persistent_of(*request)) {
     *flag = !op->active_;
@@ -498,6 +516,7 @@ int PCOLL_Test(MPI_Request *request, int *flag, MPI_Status *status) {
 }
 
 int PCOLL_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
   const pcoll::trace::WaitClock waiting;  // the traced operations' "wait" phase
   if (pcoll::only_pcoll(count, requests)) pcoll::wait_engine(count, requests);
   if (pcoll::any_mine(count, requests)) {
@@ -514,6 +533,7 @@ int PCOLL_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
 }
 
 int PCOLL_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
+  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
   if (pcoll::any_mine(count, requests))
     return pcoll::all_with_tokens(count, requests, flag, statuses, false);
   progress();
@@ -521,6 +541,7 @@ int PCOLL_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statu
 }
 
 int PCOLL_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
+  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
   const pcoll::trace::WaitClock waiting;  // the traced operations' "wait" phase
   if (pcoll::any_mine(count, requests)) {
     int flag = 0;
@@ -536,6 +557,7 @@ int PCOLL_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *sta
 }
 
 int PCOLL_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
+  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
   if (pcoll::any_mine(count, requests))
     return pcoll::any_with_tokens(count, requests, index, flag, status, false);
   progress();
@@ -544,6 +566,7 @@ int PCOLL_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_
 
 int PCOLL_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                    MPI_Status statuses[]) {
+  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
   const pcoll::trace::WaitClock waiting;
   if (pcoll::any_mine(incount, requests))
     return pcoll::some_with_tokens(incount, requests, outcount, indices, statuses, true);
@@ -557,6 +580,7 @@ int PCOLL_Waitsome(int incount, MPI_Request requests[], int *outcount, int indic
 
 int PCOLL_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                    MPI_Status statuses[]) {
+  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
   if (pcoll::any_mine(incount, requests))
     return pcoll::some_with_tokens(incount, requests, outcount, indices, statuses, false);
   progress();
@@ -564,6 +588,7 @@ int PCOLL_Testsome(int incount, MPI_Request requests[], int *outcount, int indic
 }
 
 int PCOLL_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
+  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
   progress();
   if (pcoll::Operation *op = pcoll::persistent_of(request)) {
     *flag = !op->active_;
@@ -574,16 +599,19 @@ int PCOLL_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 }
 
 int PCOLL_Start(MPI_Request *request) {
+  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
   return pcoll::start_one(request);
 }
 
 int PCOLL_Startall(int count, MPI_Request requests[]) {
+  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
   for (int i = 0; i < count; ++i)
     if (const int rc = pcoll::start_one(&requests[i]); rc != MPI_SUCCESS) return rc;
   return MPI_SUCCESS;
 }
 
 int PCOLL_Request_free(MPI_Request *request) {
+  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
   if (pcoll::Operation *op = pcoll::persistent_of(*request)) {
     if (op->mpi_active_) {
       pcoll::report("MPI_Request_free: the persistent collective request is active (MPI: erroneous)");
@@ -591,6 +619,7 @@ int PCOLL_Request_free(MPI_Request *request) {
     }
     MPI_Request token = *request;
     pcoll::g_persistent.erase(token);
+    pcoll::count_in_use();
     *request = MPI_REQUEST_NULL;
     return PMPI_Request_free(&token);
   }

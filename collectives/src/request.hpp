@@ -7,7 +7,9 @@
 //   whenever the program enters pcoll: every PCOLL_ call and PCOLL_Wait/Test/... (which
 //   libpcoll_mpi.so installs as MPI_Wait/Test/...). A program linked with libpcoll alone that
 //   calls MPI_Wait itself on a pcoll request would wait forever: it calls PCOLL_Wait, or links
-//   libpcoll_mpi.so too.
+//   libpcoll_mpi.so too, or
+//   runs with the progress thread (PCOLL_PROGRESS=thread, engine.hpp), which completes the
+//   generalized request by itself.
 // - A persistent call's request is a token pcoll owns (an inactive persistent request to
 //   MPI_PROC_NULL, so an MPI call pcoll does not intercept treats it as an inactive request):
 //   PCOLL_Start starts its operation, PCOLL_Wait/Test complete it and leave it inactive,
@@ -17,7 +19,9 @@
 //   collectives outstanding at once never match each other's messages; they may complete in any
 //   order.
 //
-// pcoll is not thread-safe: like every other pcoll call, these run on one thread at a time.
+// pcoll is not thread-safe: like every other pcoll call, these run on one thread at a time, the
+// program's, and with PCOLL_PROGRESS=thread also the progress thread, each under the engine
+// lock (engine.hpp).
 #pragma once
 
 #include <mpi.h>

@@ -4,7 +4,9 @@
  * the double sums of MPI_Iallreduce and of the persistent allreduce (MPIX_Allreduce_init under
  * Open MPI 4.1, MPI_Allreduce_init under MPI 4) bit-identical to MPI_Allreduce's on the same
  * data when pcoll serves both (argument "same-bits"). It says which library MPI_Iallreduce and
- * MPI_Wait come from ("served by"), so the test can check that the preload took them. */
+ * MPI_Wait come from ("served by"), so the test can check that the preload took them, and the
+ * thread level MPI_Init gave (libpcoll_mpi.so asks for MPI_THREAD_MULTIPLE when
+ * PCOLL_PROGRESS=thread wants its progress thread). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
@@ -43,6 +45,11 @@ int main(int argc, char **argv) {
   if (me == 0)
     printf("served by: MPI_Iallreduce %s, MPI_Wait %s\n", library_of((void *)&MPI_Iallreduce),
            library_of((void *)&MPI_Wait));
+  /* The thread level MPI_Init gave: MPI_THREAD_MULTIPLE under libpcoll_mpi.so with
+     PCOLL_PROGRESS=thread (its progress thread needs it). */
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  if (me == 0) printf("thread level: %s\n", level == MPI_THREAD_MULTIPLE ? "multiple" : "lower");
 
   double *in = malloc(N * sizeof(double)), *nb = malloc(N * sizeof(double)),
          *bl = malloc(N * sizeof(double)), *ps = malloc(N * sizeof(double));

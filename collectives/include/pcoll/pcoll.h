@@ -169,6 +169,12 @@ const char *PCOLL_Algorithm_name(const char *collective, int index);
  * The string stays valid until the next pcoll call on comm. */
 int PCOLL_Get_last_algorithm(MPI_Comm comm, const char **name);
 
+/* The thread level to ask MPI_Init_thread for: `level`, or MPI_THREAD_MULTIPLE when
+ * PCOLL_PROGRESS=thread asks for pcoll's progress thread (which makes MPI calls while the
+ * program's thread does). Makes no MPI call: for use before MPI_Init_thread, e.g.
+ * MPI_Init_thread(&argc, &argv, PCOLL_Required_thread_level(MPI_THREAD_FUNNELED), &provided). */
+int PCOLL_Required_thread_level(int level);
+
 /* Binned sums: a partial sum of doubles (or floats) whose value does not depend on the order
  * of its additions, so a reduction of binned sums has the same bits whatever the algorithm, the
  * rank count and the decomposition of the addends (Demmel and Nguyen's pre-rounded summation,

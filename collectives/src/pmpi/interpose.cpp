@@ -9,6 +9,7 @@
 
 #include "config.hpp"
 #include "context.hpp"
+#include "engine.hpp"
 #include "trace/recorder.hpp"
 
 namespace pcoll::pmpi {
@@ -68,6 +69,8 @@ int thread_multiple() {
 
 }  // namespace
 
+bool disabled() { return settings().disabled; }
+
 void *vendor_symbol(const char *name, void *self) {
   void *f = dlsym(RTLD_NEXT, name);
   if (f == nullptr || f == self) f = dlsym(RTLD_DEFAULT, name);
@@ -83,7 +86,7 @@ void *vendor_symbol(const char *name, void *self) {
 }
 
 Gate::Gate() {
-  if (t_depth > 0 || trace::writing() || settings().disabled) return;
+  if (t_depth > 0 || on_progress_thread() || trace::writing() || settings().disabled) return;
   const int multiple = thread_multiple();
   if (multiple < 0 || (multiple == 1 && settings().multiple_to_vendor)) return;
   if (g_inside.exchange(true, std::memory_order_acquire)) {

@@ -23,9 +23,12 @@ namespace pcoll::pmpi {
 // must not be. Stops the program with a message when there is none.
 void *vendor_symbol(const char *name, void *self);
 
+// PCOLL_DISABLE=1: every intercepted call is a pure pass-through.
+bool disabled();
+
 // Decides whether the intercepted call now starting is served by pcoll. It is not (pure
-// pass-through to the vendor, nothing traced) when: this thread is already inside pcoll, pcoll
-// is writing its trace, PCOLL_DISABLE=1, MPI is not initialised (or finalised), or the program
+// pass-through to the vendor, nothing traced) when: this thread is already inside pcoll or is
+// pcoll's progress thread (engine.hpp), pcoll is writing its trace, PCOLL_DISABLE=1, MPI is not initialised (or finalised), or the program
 // runs under MPI_THREAD_MULTIPLE with PCOLL_THREAD_MULTIPLE=vendor. With the default
 // PCOLL_THREAD_MULTIPLE=check, a second thread entering while another is inside stops the
 // program with a message: pcoll's state is per process, and a race is never an option.

@@ -18,6 +18,7 @@
 #endif
 #endif
 
+#include "engine.hpp"
 #include "pmpi/interpose.hpp"
 #include "request.hpp"
 
@@ -48,6 +49,36 @@ using pcoll::pmpi::Gate;
   }                                                                                    \
   extern "C" int MPI_##Name Params { return complete_##Name Args; }                    \
   extern "C" int PMPI_##Name Params { return complete_##Name Args; }
+
+// --- MPI_Init and MPI_Init_thread -----------------------------------------------------------------
+// With PCOLL_PROGRESS=thread, pcoll's progress thread needs MPI_THREAD_MULTIPLE (engine.hpp): an
+// unmodified program's MPI_Init, or MPI_Init_thread at a lower level, asks for it instead. MPI
+// lets `provided` exceed `required`; a program that never starts a second thread of its own sees
+// no difference. Otherwise (and with PCOLL_DISABLE=1) both are the vendor's.
+
+namespace {
+bool upgrade_init() { return pcoll::progress_thread_requested() && !pcoll::pmpi::disabled(); }
+int init_plain(int *argc, char ***argv) {
+  PCOLL_VENDOR(PMPI_Init);
+  PCOLL_VENDOR(PMPI_Init_thread);
+  if (!upgrade_init()) return vendor_PMPI_Init(argc, argv);
+  int provided = MPI_THREAD_SINGLE;
+  return vendor_PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+}
+int init_thread(int *argc, char ***argv, int required, int *provided) {
+  PCOLL_VENDOR(PMPI_Init_thread);
+  return vendor_PMPI_Init_thread(argc, argv, upgrade_init() ? MPI_THREAD_MULTIPLE : required,
+                                 provided);
+}
+}  // namespace
+extern "C" int MPI_Init(int *argc, char ***argv) { return init_plain(argc, argv); }
+extern "C" int PMPI_Init(int *argc, char ***argv) { return init_plain(argc, argv); }
+extern "C" int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  return init_thread(argc, argv, required, provided);
+}
+extern "C" int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  return init_thread(argc, argv, required, provided);
+}
 
 // --- nonblocking ---------------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@
 
 #include "config.hpp"
 #include "context.hpp"
+#include "engine.hpp"
 #include "trace/recorder.hpp"
 #include "trace/writer.hpp"
 
@@ -46,6 +47,7 @@ namespace {
 template <class Body>
 int guarded(Body body) noexcept {
   try {
+    const EngineLock lock;  // (engine.hpp: only with PCOLL_PROGRESS=thread)
     return body();
   } catch (const std::bad_alloc &) {
     return MPI_ERR_NO_MEM;
