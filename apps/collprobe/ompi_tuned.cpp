@@ -104,7 +104,12 @@ OmpiForced make_ompi_forced(MPI_Comm base) {
     return f;
   }
   int provided = 0, idx = -1, dyn_idx = -1, dynamic = 0, start = 0;
-  const bool t_init = MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS;
+  // At MPI's own thread level: Open MPI 4.1's MPI_T_init_thread overwrites the level
+  // MPI_Init_thread gave (MPI_Query_thread then says MPI_THREAD_SINGLE after a
+  // MPI_THREAD_MULTIPLE init, and pcoll's progress thread would not start).
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  const bool t_init = MPI_T_init_thread(level, &provided) == MPI_SUCCESS;
   std::vector<EnumItem> items;
   if (!t_init) {
     f.note = "no ompi: entries: MPI_T_init_thread failed";
