@@ -105,9 +105,16 @@ Options parse_options(int argc, char **argv, int rank) {
                "(t_total - t_compute) / t_pure) in [0, 100]");
   app.add_option("--overlap-tests", o.overlap_tests,
                  "with --overlap: test calls on the request spread evenly over the compute "
-                 "(OSU's -t; pcoll's plans advance only inside pcoll calls)")
+                 "(OSU's -t; pcoll's plans advance only inside pcoll calls, or in its progress "
+                 "thread with PCOLL_PROGRESS=thread)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000000));
+  app.add_option("--overlap-compute", o.overlap_compute,
+                 "with --overlap: spin = the compute is a busy loop (OSU's); sleep = the rank "
+                 "sleeps instead, leaving its core free (as while a device kernel or I/O runs): "
+                 "where a progress thread can run")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"spin", "sleep"}));
   app.add_option("--csv", o.csv, "write the samples (size,bytes,entry,block,seconds) here");
   app.add_option("--bw-reps", o.bw_reps,
                  "repetitions of the local bandwidth kernels (STREAM add, MPI_Reduce_local, "

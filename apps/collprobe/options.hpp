@@ -21,6 +21,7 @@ struct Options {
   bool reproducible = false;  // --reproducible: each pcoll entry also as NAME+repro
   bool overlap = false;   // --overlap: osu_iallreduce's overlap of the nonblocking forms
   int overlap_tests = 0;  // --overlap-tests: test calls spread over the compute (OSU's -t)
+  std::string overlap_compute = "spin";  // --overlap-compute: spin (OSU's) or sleep
   std::string csv;                   // samples as CSV ('-' = stdout)
   int bw_reps = 200;                 // repetitions of the local bandwidth kernels
   bool quiet = false;
