@@ -115,6 +115,11 @@ Options parse_options(int argc, char **argv, int rank) {
                  "where a progress thread can run")
       ->capture_default_str()
       ->check(CLI::IsMember({"spin", "sleep"}));
+  app.add_option("--overlap-factor", o.overlap_factor,
+                 "with --overlap: the compute lasts this many times t_pure (OSU's: 1); longer "
+                 "compute leaves room for a collective whose ranks start apart")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 1000.0));
   app.add_option("--csv", o.csv, "write the samples (size,bytes,entry,block,seconds) here");
   app.add_option("--bw-reps", o.bw_reps,
                  "repetitions of the local bandwidth kernels (STREAM add, MPI_Reduce_local, "

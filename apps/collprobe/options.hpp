@@ -22,6 +22,7 @@ struct Options {
   bool overlap = false;   // --overlap: osu_iallreduce's overlap of the nonblocking forms
   int overlap_tests = 0;  // --overlap-tests: test calls spread over the compute (OSU's -t)
   std::string overlap_compute = "spin";  // --overlap-compute: spin (OSU's) or sleep
+  double overlap_factor = 1.0;           // --overlap-factor: the compute is this x t_pure
   std::string csv;                   // samples as CSV ('-' = stdout)
   int bw_reps = 200;                 // repetitions of the local bandwidth kernels
   bool quiet = false;

@@ -371,7 +371,7 @@ ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_C
           pure.push_back(max_over((MPI_Wtime() - t0) / calls, base));
         }
         std::sort(pure.begin(), pure.end());
-        const double target = pure[pure.size() / 2];
+        const double target = o.overlap_factor * pure[pure.size() / 2];
         for (int b = 0; b < blocks; ++b) {
           MPI_Barrier(base);
           double t0 = MPI_Wtime();
@@ -392,7 +392,8 @@ ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_C
         if (any_wrong(bad, e, bytes)) return res;
         std::sort(comp.begin(), comp.end());
         std::sort(total.begin(), total.end());
-        OverlapRow row{bytes, e.label, target, comp[comp.size() / 2], total[total.size() / 2], 0};
+        OverlapRow row{bytes, e.label, pure[pure.size() / 2], comp[comp.size() / 2],
+                       total[total.size() / 2], 0};
         row.percent = std::clamp(100.0 * (1.0 - (row.total - row.compute) / row.pure), 0.0, 100.0);
         res.overlap.push_back(row);
       }
