@@ -133,7 +133,7 @@ std::vector<ParamSpec> build_table() {
           .range(0, 1000000)
           .about("per process, read once, with PCOLL_PROGRESS=thread: microseconds the "
                  "progress thread sleeps between its passes over the outstanding collectives "
-                 "(0 = it only yields the core)"));
+                 "(Linux's timer slack makes 10 about 60); 0 = it only yields the core"));
   // --- simulation (SimGrid SMPI builds, PCOLL_SMPI=ON) ------------------------------------------
   t.push_back(
       ParamSpec::integer("sim_shared_bytes", "0")

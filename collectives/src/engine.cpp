@@ -44,35 +44,54 @@ std::recursive_mutex g_mu;
 thread_local int t_held = 0;  // this thread's holds of g_mu
 thread_local bool t_progress_thread = false;
 
-std::condition_variable_any g_cv;
+// The thread's sleep while nothing is outstanding: g_work says something may be (set by each
+// start, under g_mu; cleared by the thread when it finds nothing, also under g_mu, so a start
+// is never missed), g_sleep_mu and g_cv put the thread to sleep on it.
+std::atomic<bool> g_work{false};
+std::atomic<bool> g_stop{false};
+std::mutex g_sleep_mu;
+std::condition_variable g_cv;
 std::thread g_thread;
 bool g_started = false;  // a start was attempted (under g_mu)
-bool g_stop = false;     // (under g_mu)
 std::atomic<bool> g_running{false};
 
+// The thread never blocks on the engine lock: when the program holds it, the program is inside
+// pcoll, advancing the same operations, and the thread skips that pass. So the program never
+// has to wake the thread when it releases the lock, and never waits for a thread that the
+// scheduler has not run yet; it only waits out the thread's pass in progress (lock_engine).
 void loop() {
   t_progress_thread = true;
-  std::unique_lock<std::recursive_mutex> lock(g_mu);
-  t_held = 1;
   const long long interval = settings().interval_us;
-  while (!g_stop) {
-    if (!operations_outstanding()) {
-      t_held = 0;
-      g_cv.wait(lock);
-      t_held = 1;
-      continue;
+  while (!g_stop.load(std::memory_order_acquire)) {
+    {
+      std::unique_lock<std::mutex> sleep(g_sleep_mu);
+      g_cv.wait(sleep, [] { return g_work.load(std::memory_order_acquire) || g_stop.load(); });
     }
-    progress();
-    t_held = 0;
-    lock.unlock();
+    if (g_stop.load(std::memory_order_acquire)) break;
+    if (g_mu.try_lock()) {
+      t_held = 1;
+      if (operations_outstanding())
+        progress();
+      else
+        g_work.store(false, std::memory_order_release);
+      t_held = 0;
+      g_mu.unlock();
+    }
     if (interval > 0)
       std::this_thread::sleep_for(std::chrono::microseconds(interval));
     else
       std::this_thread::yield();
-    lock.lock();
-    t_held = 1;
   }
-  t_held = 0;
+}
+
+// The program's side of the engine lock: a pass of the thread is short, so spin for it a while
+// (a futex sleep and wake-up costs tens of microseconds on a virtual machine) before blocking.
+void lock_engine() {
+  for (int i = 0; i < 4096; ++i) {
+    if (g_mu.try_lock()) return;
+    if ((i & 63) == 63) std::this_thread::yield();
+  }
+  g_mu.lock();
 }
 
 const char *level_name(int level) {
@@ -96,7 +115,7 @@ bool progress_thread_requested() { return settings().thread; }
 
 EngineLock::EngineLock() {
   if (!settings().thread) return;
-  g_mu.lock();
+  lock_engine();
   ++t_held;
   held_ = true;
 }
@@ -116,7 +135,7 @@ EngineUnlocked::EngineUnlocked() {
 
 EngineUnlocked::~EngineUnlocked() {
   if (!released_) return;
-  g_mu.lock();
+  lock_engine();
   t_held = 1;
 }
 
@@ -148,15 +167,17 @@ void progress_thread_wake() {
     g_running.store(true, std::memory_order_release);
 #endif
   }
-  if (g_running.load(std::memory_order_relaxed)) g_cv.notify_one();
+  if (!g_running.load(std::memory_order_relaxed)) return;
+  if (!g_work.exchange(true, std::memory_order_acq_rel)) {
+    { const std::lock_guard<std::mutex> sleep(g_sleep_mu); }  // (no wake-up lost between the
+    g_cv.notify_one();                                        //  thread's check and its wait)
+  }
 }
 
 void progress_thread_stop() {
   if (!g_running.load(std::memory_order_acquire)) return;
-  {
-    const std::lock_guard<std::recursive_mutex> lock(g_mu);
-    g_stop = true;
-  }
+  g_stop.store(true, std::memory_order_release);
+  { const std::lock_guard<std::mutex> sleep(g_sleep_mu); }
   g_cv.notify_all();
   g_thread.join();
   g_running.store(false, std::memory_order_release);

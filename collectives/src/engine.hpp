@@ -14,12 +14,14 @@
 //   is not started, and rank 0 says so once: progress stays inside the calls;
 // - it is started at the first nonblocking or persistent start, sleeps while nothing is
 //   outstanding (a condition variable, woken by each start), and polls while something is:
-//   a pass over the outstanding operations, then a yield of the core
-//   (PCOLL_PROGRESS_INTERVAL=0) or a sleep of that many microseconds. Like any asynchronous
-//   progress thread it costs a core while it polls: it pays where a core is idle, not where
-//   every core computes;
+//   a pass over the outstanding operations, then a yield of the core, or with
+//   PCOLL_PROGRESS_INTERVAL a sleep of that many microseconds (10 is about 60 with Linux's timer
+//   slack; measured, a sleep makes back-to-back start + wait cost more). It pays only where a
+//   core is idle while the ranks compute, not where every core computes;
 // - one engine lock (a recursive mutex) serialises it with the program: every PCOLL_ entry
-//   holds it for the call, and the thread holds it for one pass. A blocking vendor collective
+//   holds it for the call, and the thread holds it for one pass. The thread only ever tries the
+//   lock (a program inside pcoll advances the same operations itself), and the program spins a
+//   while before it blocks on it, so neither waits for the other to be woken by the kernel. A blocking vendor collective
 //   releases it while it waits inside the vendor, so the thread keeps every outstanding pcoll
 //   operation moving meanwhile (without the thread those on other communicators wait, see
 //   settle in request.hpp);
