@@ -66,9 +66,10 @@ if [[ ${sanitize} -eq 1 ]]; then
     run_ctest "ASan+UBSan (Open MPI)" "${build}" -LE '^smpi$' "$@"
 else
     build="${PCOLL_BUILD_DIR:-${root}/build}"
-    # The SMPI build first: ctest's smpi.* cases simulate it (tests/smpi).
+    # The SMPI build first: ctest's smpi.* cases simulate it (tests/smpi), and need these four
+    # programs of it (the scripts that simulate build the rest themselves).
     export PCOLL_SMPI_BUILD_DIR="${PCOLL_SMPI_BUILD_DIR:-${root}/build-smpi}"
-    "${here}/build-smpi.sh" "${PCOLL_SMPI_BUILD_DIR}"
+    "${here}/build-smpi.sh" "${PCOLL_SMPI_BUILD_DIR}" collbench collprobe kmeans cg
     "${here}/build.sh" "${build}"
     if [[ ${mpich} -eq 1 ]]; then
         mpich_build="${PCOLL_MPICH_BUILD_DIR:-${root}/build-mpich}"
