@@ -140,23 +140,23 @@ int wait_call(const Entry &e, Prepared &prep, MPI_Request *r) {
 
 // Until MPI_Wtime() reaches `until`: busy (OSU's dummy compute), or asleep (`sleep`: the core is
 // free meanwhile, as when the CPU waits for a device kernel or for I/O).
-void pass_until(double until, bool sleep) {
+void pass_until(double until, bool asleep) {
   while (MPI_Wtime() < until) {
-    if (sleep) std::this_thread::sleep_for(std::chrono::duration<double>(until - MPI_Wtime()));
+    if (asleep) std::this_thread::sleep_for(std::chrono::duration<double>(until - MPI_Wtime()));
   }
 }
 
 // "Compute" for `seconds` (--overlap-compute spin or sleep), with `tests` test calls on the
 // request spread evenly over it (OSU's -t; 0: none).
-int compute(double seconds, int tests, bool sleep, const Entry *e, Prepared *prep,
+int compute(double seconds, int tests, bool asleep, const Entry *e, Prepared *prep,
             MPI_Request *r) {
   int rc = MPI_SUCCESS;
   const double t0 = MPI_Wtime();
   for (int k = 1; k <= tests; ++k) {
-    pass_until(t0 + seconds * k / (tests + 1), sleep);
+    pass_until(t0 + seconds * k / (tests + 1), asleep);
     rc |= test_call(*e, *prep, r);
   }
-  pass_until(t0 + seconds, sleep);
+  pass_until(t0 + seconds, asleep);
   return rc;
 }
 
@@ -351,11 +351,11 @@ ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_C
       }
     }
     // --- overlap, osu_iallreduce's definition: t_pure = start + wait alone, t_compute = a
-    // compute of t_pure alone (busy, or asleep with --overlap-compute sleep), t_total = start, the compute, wait; overlap =
-    // 100 (1 - (t_total - t_compute) / t_pure), clipped to [0, 100]. Medians over blocks of the
-    // per-block maximum over ranks. ---
+    // compute of --overlap-factor x t_pure alone (busy, or asleep with --overlap-compute sleep),
+    // t_total = start, the compute, wait; overlap = 100 (1 - (t_total - t_compute) / t_pure),
+    // clipped to [0, 100]. Medians over blocks of the per-block maximum over ranks. ---
     if (o.overlap) {
-      const bool sleep = o.overlap_compute == "sleep";
+      const bool asleep = o.overlap_compute == "sleep";
       for (const Entry &e : entries) {
         if (e.form == Form::blocking) continue;
         Scope use(e);
@@ -375,14 +375,14 @@ ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_C
         for (int b = 0; b < blocks; ++b) {
           MPI_Barrier(base);
           double t0 = MPI_Wtime();
-          for (int i = 0; i < calls; ++i) compute(target, 0, sleep, nullptr, nullptr, nullptr);
+          for (int i = 0; i < calls; ++i) compute(target, 0, asleep, nullptr, nullptr, nullptr);
           comp.push_back(max_over((MPI_Wtime() - t0) / calls, base));
           MPI_Barrier(base);
           t0 = MPI_Wtime();
           for (int i = 0; i < calls; ++i) {
             MPI_Request r = MPI_REQUEST_NULL;
             rc |= start_call(e, prep, send.data(), recv.data(), icount, &r);
-            rc |= compute(target, o.overlap_tests, sleep, &e, &prep, &r);
+            rc |= compute(target, o.overlap_tests, asleep, &e, &prep, &r);
             rc |= wait_call(e, prep, &r);
           }
           total.push_back(max_over((MPI_Wtime() - t0) / calls, base));

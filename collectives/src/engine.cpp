@@ -64,8 +64,8 @@ void loop() {
   const long long interval = settings().interval_us;
   while (!g_stop.load(std::memory_order_acquire)) {
     {
-      std::unique_lock<std::mutex> sleep(g_sleep_mu);
-      g_cv.wait(sleep, [] { return g_work.load(std::memory_order_acquire) || g_stop.load(); });
+      std::unique_lock<std::mutex> nap(g_sleep_mu);
+      g_cv.wait(nap, [] { return g_work.load(std::memory_order_acquire) || g_stop.load(); });
     }
     if (g_stop.load(std::memory_order_acquire)) break;
     if (g_mu.try_lock()) {
@@ -169,7 +169,7 @@ void progress_thread_wake() {
   }
   if (!g_running.load(std::memory_order_relaxed)) return;
   if (!g_work.exchange(true, std::memory_order_acq_rel)) {
-    { const std::lock_guard<std::mutex> sleep(g_sleep_mu); }  // (no wake-up lost between the
+    { const std::lock_guard<std::mutex> nap(g_sleep_mu); }  // (no wake-up lost between the
     g_cv.notify_one();                                        //  thread's check and its wait)
   }
 }
@@ -177,7 +177,7 @@ void progress_thread_wake() {
 void progress_thread_stop() {
   if (!g_running.load(std::memory_order_acquire)) return;
   g_stop.store(true, std::memory_order_release);
-  { const std::lock_guard<std::mutex> sleep(g_sleep_mu); }
+  { const std::lock_guard<std::mutex> nap(g_sleep_mu); }
   g_cv.notify_all();
   g_thread.join();
   g_running.store(false, std::memory_order_release);
