@@ -141,8 +141,6 @@ EngineUnlocked::~EngineUnlocked() {
 
 bool on_progress_thread() { return t_progress_thread; }
 
-bool progress_thread_running() { return g_running.load(std::memory_order_acquire); }
-
 void progress_thread_wake() {
   if (!settings().thread) return;
   if (!g_started) {

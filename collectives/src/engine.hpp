@@ -72,9 +72,6 @@ bool on_progress_thread();
 // at MPI_THREAD_MULTIPLE) and wakes it. Called with the engine lock held.
 void progress_thread_wake();
 
-// Whether the progress thread is running.
-bool progress_thread_running();
-
 // Stops and joins the progress thread (MPI_Finalize). Called without the engine lock.
 void progress_thread_stop();
 
