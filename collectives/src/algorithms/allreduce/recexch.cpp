@@ -20,32 +20,14 @@
 // Cost (c = ceil((P - q) / q) folded vectors at rank 0, f = 1 if c > 0): T ~ 2c (alpha + beta n)
 //   + m (k-1)(alpha + beta n) + (c + m (k-1)) gamma n, plus a copy of n per step on the ranks
 //   whose digit is not 0; an estimate (model_exact = false). Temporary: k n bytes.
-#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "../../registry.hpp"
+#include "../patterns/radix.hpp"
 
 namespace pcoll {
 namespace {
-
-struct Shape {
-  int k = 2;  // the radix used
-  int q = 1;  // k^m <= P
-  int m = 0;  // exchange steps
-};
-
-Shape shape_of(const PlanRequest &req) {
-  const int P = req.size;
-  Shape s;
-  s.k = static_cast<int>(std::min<long long>(req.param("recexch_radix"), std::max(P, 2)));
-  s.q = 1;
-  while (static_cast<long long>(s.q) * s.k <= P) {
-    s.q *= s.k;
-    ++s.m;
-  }
-  return s;
-}
 
 Plan build(const PlanRequest &req) {
   Plan plan;
@@ -54,28 +36,19 @@ Plan build(const PlanRequest &req) {
   const std::size_t n = req.count;
   const int P = req.size, me = req.rank;
   if (P == 1 || n == 0) return plan;
-  const Shape s = shape_of(req);
-  const int k = s.k, q = s.q;
+  const RadixShape s = radix_shape(req);
+  const int k = s.k;
   plan.tmp_elems = static_cast<std::size_t>(k) * n;
   auto slot = [n](int j) { return tmp_range(static_cast<std::size_t>(j) * n, n); };
   const Range out = out_range(0, n);
 
   // Every rank has the fold's and the unfold's step when there are extras, empty where it
   // takes no part (Round::step).
-  if (me >= q) {  // folded: contribute, wait out the exchange, then receive the result
-    add_send(plan.new_round(fold_ph), me % q, out);
+  radix_fold(plan, s, P, me, out, slot, fold_ph);
+  if (me >= s.q) {  // folded: wait out the exchange, then receive the result
     plan.idle(xch, s.m);
-    add_recv(plan.new_round(unfold_ph), me % q, out);
+    radix_unfold(plan, s, P, me, out, unfold_ph);
     return plan;
-  }
-  // fold: the extras r = me + q, me + 2q, ... in rank order.
-  if (q < P) {
-    Round &r = plan.new_round(fold_ph);
-    int i = 0;
-    for (int x = me + q; x < P; x += q, ++i) {
-      const int rv = add_recv(r, x, slot(i));
-      add_reduce(r, slot(i), out, false, rv);
-    }
   }
   // exchange: m steps of k - 1 peers.
   for (int step = 0, d = 1; step < s.m; ++step, d *= k) {
@@ -100,24 +73,21 @@ Plan build(const PlanRequest &req) {
     }
   }
   // unfold: the result to the extras.
-  if (q < P) {
-    Round &r = plan.new_round(unfold_ph);
-    for (int x = me + q; x < P; x += q) add_send(r, x, out);
-  }
+  radix_unfold(plan, s, P, me, out, unfold_ph);
   return plan;
 }
 
 double model(const PlanRequest &req, const CostParams &c) {
   if (req.size == 1 || req.count == 0) return 0;
-  const Shape s = shape_of(req);
+  const RadixShape s = radix_shape(req);
   const double n = double(req.count * req.type_size);
-  const double folded = double((req.size - s.q + s.q - 1) / s.q);
+  const double folded = double(radix_max_extras(s, req.size));
   const double msgs = 2 * folded + double(s.m) * (s.k - 1);
   return msgs * (c.alpha + c.beta * n) + (folded + double(s.m) * (s.k - 1)) * c.gamma * n;
 }
 
 std::string explain(const PlanRequest &req) {
-  const Shape s = shape_of(req);
+  const RadixShape s = radix_shape(req);
   return "radix " + std::to_string(s.k) + ", " + std::to_string(s.m) + " steps over " +
          std::to_string(s.q) + " ranks, " + std::to_string(req.size - s.q) + " folded";
 }
@@ -144,10 +114,7 @@ const AlgorithmInfo &recexch_allreduce_info() {
     a.source =
         "MPICH allreduce_intra_recexch; Thakur, Rabenseifner and Gropp 2005 (recursive doubling)";
     a.restrictions.needs_commutative = true;
-    a.params = {ParamSpec::integer("recexch_radix", "4")
-                    .range(2, 1 << 20)
-                    .about("allreduce recexch: radix k (log_k P steps of k-1 messages each; "
-                           "capped at P: k >= P is one step of P-1 messages)")};
+    a.params = {recexch_radix_param()};
     a.build = build;
     a.model = model;
     a.explain = explain;
