@@ -207,6 +207,12 @@ struct AlgorithmInfo {
   // of P up to b_max, say). nullptr: the configured values only.
   std::vector<std::vector<std::pair<std::string, std::string>>> (*tunings)(const PlanRequest &) =
       nullptr;
+  // Bandwidth-optimal schedules: true where the plan for this request keeps the promise that
+  // each rank sends at most 2 (P-1)/P x n elements outside its fold and unfold phases (block
+  // rounding aside), and only whole vectors in those (false where it falls back to a latency
+  // schedule for small counts). tests/unit/volume_test.cpp holds every plan to it. nullptr: no
+  // such promise.
+  bool (*bandwidth_optimal)(const PlanRequest &) = nullptr;
   // A warning for shapes the algorithm handles poorly (said once per communicator), or empty.
   std::string (*warning)(const PlanRequest &) = nullptr;
 

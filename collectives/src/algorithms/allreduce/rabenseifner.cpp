@@ -55,6 +55,11 @@ double model(const PlanRequest &req, const CostParams &c) {
          ((q - 1) / q + fo) * c.gamma * n;
 }
 
+// count >= P' elements: the reduce-scatter and allgather (below, recursive doubling's vectors).
+bool bandwidth_optimal(const PlanRequest &req) {
+  return req.count >= static_cast<std::size_t>(PowerOfTwoFold(req.size).pof2);
+}
+
 }  // namespace
 
 const AlgorithmInfo &rabenseifner_allreduce_info() {
@@ -68,6 +73,7 @@ const AlgorithmInfo &rabenseifner_allreduce_info() {
     a.source = "Rabenseifner 2004; Thakur, Rabenseifner, Gropp 2005";
     a.build = build;
     a.model = model;
+    a.bandwidth_optimal = bandwidth_optimal;
     return a;
   }();
   return info;

@@ -85,6 +85,11 @@ double model(const PlanRequest &req, const CostParams &c) {
   return 2 * (P - 1) * segs * c.alpha + 2 * (P - 1) / P * c.beta * n + (P - 1) / P * c.gamma * n;
 }
 
+// Every count: each block goes once around for the reduce-scatter and once for the allgather.
+bool bandwidth_optimal(const PlanRequest &) {
+  return true;
+}
+
 }  // namespace
 
 const AlgorithmInfo &ring_allreduce_info() {
@@ -106,6 +111,7 @@ const AlgorithmInfo &ring_allreduce_info() {
                 "reduction of one segment overlaps the transfer of the next")};
     a.build = build;
     a.model = model;
+    a.bandwidth_optimal = bandwidth_optimal;
     return a;
   }();
   return info;

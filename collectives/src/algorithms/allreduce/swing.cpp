@@ -60,6 +60,11 @@ Plan build(const PlanRequest &req) {
   return plan;
 }
 
+// count >= P' elements: the reduce-scatter and allgather (below, recursive doubling's vectors).
+bool bandwidth_optimal(const PlanRequest &req) {
+  return req.count >= static_cast<std::size_t>(PowerOfTwoFold(req.size).pof2);
+}
+
 }  // namespace
 
 const AlgorithmInfo &swing_allreduce_info() {
@@ -77,6 +82,7 @@ const AlgorithmInfo &swing_allreduce_info() {
     a.model = [](const PlanRequest &req, const CostParams &c) {
       return rabenseifner_allreduce_info().model(req, c);
     };
+    a.bandwidth_optimal = bandwidth_optimal;
     return a;
   }();
   return info;
