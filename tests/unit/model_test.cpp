@@ -219,7 +219,9 @@ TEST_CASE("the sample finds the nodes where batches straddle differently", "[mod
 TEST_CASE("ranking at scale: auto finds the schedule the machine favours", "[model]") {
   // Cheap inside a node, expensive latency between nodes: for one value per rank CHiArA with
   // one batch per node (one stage of lanes, the only off-node steps) beats the flat schedules
-  // from P = 512 to 4096, and auto picks it with b = ranks per node, not the paper's sqrt(P).
+  // from P = 512 to 4096, and auto picks it with b = ranks per node, not the paper's sqrt(P) --
+  // or a schedule the model puts faster still (at P = 4096 the radix-16 recexch_rsag: 2 of its
+  // 3 steps each way leave the node, against 7 lane steps of CHiArA's 128 batches).
   const auto m = machine(text(0.2e-6, 20e9, 3e-6, 10e9, 10e9));
   for (int P : {512, 1024, 2048, 4096}) {
     const double chiara_node = time_of("chiara", P, P, 32, *m, {{"chiara_batch", "32"}});
@@ -231,11 +233,16 @@ TEST_CASE("ranking at scale: auto finds the schedule the machine favours", "[mod
     const Topology topo = Topology::blocks(P, 32);
     const Selection sel =
         auto_choice(Collective::allreduce, load_config(), shape, {m.get(), &topo});
-    CHECK(std::string(sel.algo->name).rfind("chiara", 0) == 0);
-    // The batch it resolves to (a tried setting, or the paper's rule when that gives the same).
-    const PlanRequest req =
-        plan_request(*sel.algo, effective_config(load_config(), sel), 0, shape);
-    CHECK(sel.algo->explain(req).rfind("b=32 ", 0) == 0);
+    INFO("auto: " << sel.algo->name << ", " << sel.model_seconds << " s; chiara, b = 32: "
+                  << chiara_node << " s");
+    CHECK(sel.model_seconds <= chiara_node * (1 + 1e-12));
+    if (P <= 2048) CHECK(std::string(sel.algo->name).rfind("chiara", 0) == 0);
+    if (std::string(sel.algo->name).rfind("chiara", 0) == 0) {
+      // The batch it resolves to (a tried setting, or the paper's rule when that gives the same).
+      const PlanRequest req =
+          plan_request(*sel.algo, effective_config(load_config(), sel), 0, shape);
+      CHECK(sel.algo->explain(req).rfind("b=32 ", 0) == 0);
+    }
   }
   // 32 KiB per rank: the bandwidth-optimal schedules beat recursive doubling's whole vectors.
   for (int P : {64, 256, 1024, 4096}) {

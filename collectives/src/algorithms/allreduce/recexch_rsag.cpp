@@ -162,8 +162,6 @@ const AlgorithmInfo &recexch_rsag_allreduce_info() {
     a.tunings = tunings;
     a.bandwidth_optimal = bandwidth_optimal;
     a.model_exact = false;
-    // Not among auto's candidates until its model is checked against simulation.
-    a.auto_candidate = false;
     return a;
   }();
   return info;
