@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -56,10 +57,6 @@ std::vector<pcoll_test::AlgoVariant> bandwidth_optimal_variants() {
   return out;
 }
 
-std::size_t gcd(std::size_t a, std::size_t b) {
-  return b == 0 ? a : gcd(b, a % b);
-}
-
 // A count every block partition of these schedules divides evenly at P: a multiple of P and of
 // the largest powers of 2, 3 and 5 not above P (the block counts of the folded schedules and the
 // radix-2, 3 and 5 groups; radix 64 is capped at P).
@@ -68,7 +65,7 @@ std::size_t even_count(int P) {
   for (std::size_t k : {2, 3, 5}) {
     std::size_t q = 1;
     while (q * k <= static_cast<std::size_t>(P)) q *= k;
-    n = n / gcd(n, q) * q;
+    n = std::lcm(n, q);
   }
   return n;
 }

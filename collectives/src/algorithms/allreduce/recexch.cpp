@@ -92,15 +92,6 @@ std::string explain(const PlanRequest &req) {
          std::to_string(s.q) + " ranks, " + std::to_string(req.size - s.q) + " folded";
 }
 
-// The radices `auto`'s cost model tries besides the configured one.
-std::vector<std::vector<std::pair<std::string, std::string>>> tunings(const PlanRequest &req) {
-  std::vector<std::vector<std::pair<std::string, std::string>>> t;
-  for (int k : {4, 8, 16})
-    if (k <= req.size && k != req.param("recexch_radix"))
-      t.push_back({{"recexch_radix", std::to_string(k)}});
-  return t;
-}
-
 }  // namespace
 
 const AlgorithmInfo &recexch_allreduce_info() {
@@ -118,7 +109,7 @@ const AlgorithmInfo &recexch_allreduce_info() {
     a.build = build;
     a.model = model;
     a.explain = explain;
-    a.tunings = tunings;
+    a.tunings = radix_tunings;
     a.model_exact = false;
     return a;
   }();

@@ -131,15 +131,6 @@ bool bandwidth_optimal(const PlanRequest &req) {
   return !whole_vectors(req, radix_shape(req));
 }
 
-// The radices `auto`'s cost model tries besides the configured one.
-std::vector<std::vector<std::pair<std::string, std::string>>> tunings(const PlanRequest &req) {
-  std::vector<std::vector<std::pair<std::string, std::string>>> t;
-  for (int k : {4, 8, 16})
-    if (k <= req.size && k != req.param("recexch_radix"))
-      t.push_back({{"recexch_radix", std::to_string(k)}});
-  return t;
-}
-
 }  // namespace
 
 const AlgorithmInfo &recexch_rsag_allreduce_info() {
@@ -159,7 +150,7 @@ const AlgorithmInfo &recexch_rsag_allreduce_info() {
     a.build = build;
     a.model = model;
     a.explain = explain;
-    a.tunings = tunings;
+    a.tunings = radix_tunings;
     a.bandwidth_optimal = bandwidth_optimal;
     a.model_exact = false;
     return a;

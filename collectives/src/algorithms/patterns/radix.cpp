@@ -1,6 +1,7 @@
 #include "radix.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "../../registry.hpp"
 
@@ -26,6 +27,15 @@ ParamSpec recexch_radix_param() {
       .about(
           "allreduce recexch and recexch_rsag: radix k (log_k P steps of k-1 peers each; capped "
           "at P: k >= P is one step of P-1 peers)");
+}
+
+std::vector<std::vector<std::pair<std::string, std::string>>> radix_tunings(
+    const PlanRequest &req) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> t;
+  for (int k : {4, 8, 16})
+    if (k <= req.size && k != req.param("recexch_radix"))
+      t.push_back({{"recexch_radix", std::to_string(k)}});
+  return t;
 }
 
 int radix_extras(const RadixShape &s, int P, int r) {

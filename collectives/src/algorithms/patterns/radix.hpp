@@ -10,6 +10,9 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "../../config.hpp"
 #include "../../plan.hpp"
@@ -29,6 +32,11 @@ RadixShape radix_shape(const PlanRequest &req);  // from recexch_radix
 
 // The radix parameter both schedules read (declared once, listed by each).
 ParamSpec recexch_radix_param();
+
+// The radices `auto`'s cost model tries besides the configured one (4, 8, 16 up to P), for
+// both schedules' AlgorithmInfo::tunings.
+std::vector<std::vector<std::pair<std::string, std::string>>> radix_tunings(
+    const PlanRequest &req);
 
 // Vectors rank r < q receives in the fold (its extras r + q, r + 2q, ... below P).
 int radix_extras(const RadixShape &s, int P, int r);
