@@ -53,11 +53,16 @@ inline const std::vector<ExtraVariant> &extra_variants() {
                  {{"chiara_lane", "doubling"}, {"ranks_per_node", "2"}, {"chiara_krs", "3"}},
                  mpi});
     // recexch and recexch_rsag radices: 2 (recursive doubling's steps with a fold to the power of two below),
-    // 3 (odd), 5, 64 (>= every P of the plan matrix: one step of P-1 messages).
-    for (const char *algo : {"recexch", "recexch_rsag"})
+    // 3 (odd; mixed radices 3 and 2: P = 6, 12 unfolded, 7 folded), 5, 64 (>= every P of the
+    // plan matrix: one step of P-1 messages); and MPICH's power-of-k group with its larger fold.
+    for (const char *algo : {"recexch", "recexch_rsag"}) {
       for (const char *k : {"2", "3", "5", "64"})
         v.push_back({"allreduce", algo, {{"recexch_radix", k}},
                      std::string(k) == "3" ? both : symbolic});
+      for (const char *k : {"3", "4"})
+        v.push_back({"allreduce", algo, {{"recexch_radix", k}, {"recexch_factors", "power"}},
+                     symbolic});
+    }
     // alltoall: Bruck radices (64 >= every P of the plan matrix: one step of direct messages;
     // the MPI test adds radix = P itself), the HPX tree below its flat threshold and arities.
     for (const char *k : {"3", "5", "64"})

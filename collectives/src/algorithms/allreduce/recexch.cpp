@@ -3,13 +3,15 @@
 // Rabenseifner and Gropp's recursive doubling with radix k instead of 2). MPICH suggests a
 // radix near the NICs or the ranks of a node.
 //
-// With q = k^m the largest power of the radix k = recexch_radix not above P (k = P if P < k):
+// The group is ../patterns/radix.hpp's: q <= P ranks in mixed radices k_0..k_{m-1} <= k =
+// recexch_radix (recexch_factors=mixed, the default), or MPICH's q = k^m (power):
 //   fold:     rank r >= q sends its vector to r mod q, which reduces what it receives, in rank
-//             order (at most k-1 vectors: P < k q);
-//   exchange: in step s = 0..m-1, with d = k^s, the k ranks base + j d (j = 0..k-1, base the rank
-//             with its digit s cleared) send each other their whole partial results and each
-//             reduces all k in the order j = 0..k-1 (the same expression on every member, so all
-//             ranks end with the same bits); after m steps every rank below q holds the result;
+//             order (mixed: at most one vector; power: at most k-1, P < k q);
+//   exchange: in step s = 0..m-1, with stride d_s, the k_s ranks base + j d_s (j = 0..k_s-1, base
+//             the rank with its digit s cleared) send each other their whole partial results and
+//             each reduces all k_s in the order j = 0..k_s-1 (the same expression on every member,
+//             so all ranks end with the same bits); after m steps every rank below q holds the
+//             result;
 //   unfold:   rank j < q sends it to the ranks r >= q with r mod q = j.
 // log_k P steps of k-1 messages each, against recursive doubling's log2 P steps of one: fewer
 // dependent steps for more messages in flight per step (on a node link shared by the ranks of a
@@ -17,9 +19,10 @@
 //
 // Restrictions: commutative operations (the folded ranks join out of rank order). The radix is
 // capped at P.
-// Cost (c = ceil((P - q) / q) folded vectors at rank 0, f = 1 if c > 0): T ~ 2c (alpha + beta n)
-//   + m (k-1)(alpha + beta n) + (c + m (k-1)) gamma n, plus a copy of n per step on the ranks
-//   whose digit is not 0; an estimate (model_exact = false). Temporary: k n bytes.
+// Cost (c = ceil((P - q) / q) folded vectors at rank 0, K = sum of k_s - 1): T ~ 2c (alpha +
+//   beta n) + K (alpha + beta n) + (c + K) gamma n, plus a copy of n per step on the ranks whose
+//   digit is not 0; an estimate (model_exact = false). Temporary: max(k_0, c) n bytes.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -37,8 +40,8 @@ Plan build(const PlanRequest &req) {
   const int P = req.size, me = req.rank;
   if (P == 1 || n == 0) return plan;
   const RadixShape s = radix_shape(req);
-  const int k = s.k;
-  plan.tmp_elems = static_cast<std::size_t>(k) * n;
+  plan.tmp_elems =
+      static_cast<std::size_t>(std::max(s.radix.front(), radix_max_extras(s, P))) * n;
   auto slot = [n](int j) { return tmp_range(static_cast<std::size_t>(j) * n, n); };
   const Range out = out_range(0, n);
 
@@ -50,8 +53,10 @@ Plan build(const PlanRequest &req) {
     radix_unfold(plan, s, P, me, out, unfold_ph);
     return plan;
   }
-  // exchange: m steps of k - 1 peers.
-  for (int step = 0, d = 1; step < s.m; ++step, d *= k) {
+  // exchange: m steps of k_s - 1 peers.
+  for (int step = 0; step < s.m; ++step) {
+    const int k = s.radix[static_cast<std::size_t>(step)],
+              d = s.stride[static_cast<std::size_t>(step)];
     const int digit = me / d % k, base = me - digit * d;
     Round &r = plan.new_round(xch);
     std::vector<int> recv_of(static_cast<std::size_t>(k), -1);
@@ -82,13 +87,13 @@ double model(const PlanRequest &req, const CostParams &c) {
   const RadixShape s = radix_shape(req);
   const double n = double(req.count * req.type_size);
   const double folded = double(radix_max_extras(s, req.size));
-  const double msgs = 2 * folded + double(s.m) * (s.k - 1);
-  return msgs * (c.alpha + c.beta * n) + (folded + double(s.m) * (s.k - 1)) * c.gamma * n;
+  const double msgs = 2 * folded + double(s.peers());
+  return msgs * (c.alpha + c.beta * n) + (folded + double(s.peers())) * c.gamma * n;
 }
 
 std::string explain(const PlanRequest &req) {
   const RadixShape s = radix_shape(req);
-  return "radix " + std::to_string(s.k) + ", " + std::to_string(s.m) + " steps over " +
+  return "radices " + s.describe() + ": " + std::to_string(s.m) + " steps over " +
          std::to_string(s.q) + " ranks, " + std::to_string(req.size - s.q) + " folded";
 }
 
@@ -101,11 +106,11 @@ const AlgorithmInfo &recexch_allreduce_info() {
     a.name = "recexch";
     a.description =
         "k-nomial recursive exchange of the whole vector: log_k P steps of k-1 peers (radix "
-        "recexch_radix); folded ranks beyond the largest power of k";
+        "recexch_radix; mixed radices <= k, recexch_factors); folded ranks beyond the group";
     a.source =
         "MPICH allreduce_intra_recexch; Thakur, Rabenseifner and Gropp 2005 (recursive doubling)";
     a.restrictions.needs_commutative = true;
-    a.params = {recexch_radix_param()};
+    a.params = recexch_params();
     a.build = build;
     a.model = model;
     a.explain = explain;
