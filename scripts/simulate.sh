@@ -349,7 +349,12 @@ weight() { echo $(($2 * $2 / 64 + 1)); }  # cost grows about as P^2 (flows x eve
 run_cell() {  # id kind platform P selector env args
     local id="$1" kind="$2" p="$3" P="$4" sel="$5" envs="$6" args="$7"
     local hf="${out}/hostfiles/${p}-${P}" csv="${out}/cells/${id}.csv" log="${out}/logs/${id}.log"
-    [[ -s "${hf}" ]] || "${here}/lib/sim_hostfile.sh" "${root}/inputs/platforms/${p}.xml" "${P}" >"${hf}"
+    # Written whole and renamed into place: with --jobs > 1 another cell of the same platform
+    # and P may read it meanwhile (a half-written file made smpirun skip its host:count unrolling).
+    if [[ ! -s "${hf}" ]]; then
+        "${here}/lib/sim_hostfile.sh" "${root}/inputs/platforms/${p}.xml" "${P}" >"${hf}.${BASHPID}"
+        mv -f "${hf}.${BASHPID}" "${hf}"
+    fi
     cd "${out}"  # smpirun leaves its temporary files in the working directory
     local cmd=(smpirun -np "${P}" -platform "${root}/inputs/platforms/${p}.xml" -hostfile "${hf}"
         --cfg=smpi/simulate-computation:no --cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1
