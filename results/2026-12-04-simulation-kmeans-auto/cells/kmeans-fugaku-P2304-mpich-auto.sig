@@ -1,0 +1,1 @@
+picks: chiara; chiara; recexch recexch_radix=16; 

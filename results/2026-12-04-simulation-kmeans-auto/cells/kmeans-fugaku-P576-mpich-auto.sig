@@ -1,0 +1,1 @@
+picks: chiara chiara_batch=48; chiara; recexch recexch_radix=16; 
