@@ -32,10 +32,7 @@ std::vector<Plan> plans_of(const char *name, int P, std::size_t count, int radix
   return build_all(*a, plan_request(*a, cfg, 0, shape));
 }
 
-}  // namespace
-
-namespace {
-
+// An independent check of radix_shape's search: q has no prime factor above k.
 bool smooth(int q, int k) {
   for (int p = 2; p <= k; ++p)
     while (q % p == 0) q /= p;
@@ -67,11 +64,12 @@ TEST_CASE("radix_shape: the mixed-radix group and MPICH's power of k", "[recexch
     for (int P = 1; P <= 3000; ++P) {
       INFO("P=" << P << " k=" << k);
       const RadixShape s = radix_shape(P, k), pw = radix_shape(P, k, RadixFactors::power);
+      REQUIRE(s.k == std::min(k, std::max(P, 2)));  // the radix capped at P
       long long prod = 1;
       for (int t = 0; t < s.m; ++t) {
         REQUIRE(s.stride[std::size_t(t)] == prod);
         REQUIRE(s.radix[std::size_t(t)] >= 2);
-        REQUIRE(s.radix[std::size_t(t)] <= std::min(k, std::max(P, 2)));
+        REQUIRE(s.radix[std::size_t(t)] <= s.k);
         if (t > 0) REQUIRE(s.radix[std::size_t(t)] <= s.radix[std::size_t(t) - 1]);
         prod *= s.radix[std::size_t(t)];
       }
@@ -80,15 +78,15 @@ TEST_CASE("radix_shape: the mixed-radix group and MPICH's power of k", "[recexch
       REQUIRE(2 * s.q > P);               // at most one folded vector per rank
       REQUIRE(s.q >= pw.q);               // never more folded ranks than MPICH's group
       if (s.q == pw.q) REQUIRE(s.m <= pw.m);  // the fewest radices
-      for (int x = s.q + 1; x <= P; ++x) REQUIRE_FALSE(smooth(x, std::min(k, std::max(P, 2))));
+      for (int x = s.q + 1; x <= P; ++x) REQUIRE_FALSE(smooth(x, s.k));
       long long reach = 1;  // no fewer steps than ceil(log_k q) ...
       int least = 0;
-      for (; reach < s.q; reach *= std::min(k, std::max(P, 2))) ++least;
+      for (; reach < s.q; reach *= s.k) ++least;
       REQUIRE(s.m >= least);
       if ((s.q & (s.q - 1)) == 0) {  // ... and for q = 2^j exactly ceil(j / floor(log2 k))
         int j = 0, e = 0;
         while ((1 << (j + 1)) <= s.q) ++j;
-        while ((2 << e) <= std::min(k, std::max(P, 2))) ++e;
+        while ((2 << e) <= s.k) ++e;
         REQUIRE(s.m == (j + e - 1) / e);
       }
     }
