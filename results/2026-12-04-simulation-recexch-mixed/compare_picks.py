@@ -9,18 +9,16 @@ schedule simulated in either (the oracle over both), and the best simulated befo
 schedule, the folded group included) over the new pick. Cells where a pick was never simulated are
 listed, not judged.
 """
-import csv, glob, math, os, re, sys
+import math, os, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "lib"))
+from sim_tune import sim_times as candidate_times  # noqa: E402  (the cells' reader of the tuner)
+
 
 def sim_times(out, plat, P):
-    t = {}
-    for path in sorted(glob.glob(os.path.join(out, "cells", f"auto-{plat}-P{P}-*.csv"))):
-        if path.endswith("-auto-ompi.csv") or path.endswith("-auto.csv"):
-            continue
-        with open(path, newline="") as f:
-            for r in csv.DictReader(f):
-                if r["algorithm"] not in ("vendor", "auto"):
-                    t[(r["algorithm"], int(r["per_rank_bytes"]) // 8)] = float(r["median_s"])
-    return t
+    """{(spec, S): seconds} of pcoll's schedules (the selector's vendor rows left out)."""
+    return {key: v for key, v in candidate_times(out, plat, P).items() if key[0] != "vendor"}
+
 
 def picks(out, plat, P):
     p = {}
