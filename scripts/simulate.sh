@@ -351,9 +351,12 @@ run_cell() {  # id kind platform P selector env args
     local hf="${out}/hostfiles/${p}-${P}" csv="${out}/cells/${id}.csv" log="${out}/logs/${id}.log"
     # Written whole and renamed into place: with --jobs > 1 another cell of the same platform
     # and P may read it meanwhile (a half-written file made smpirun skip its host:count unrolling).
+    # (The name is fixed first: a redirection's word is expanded in the forked child, whose
+    # BASHPID differs.)
     if [[ ! -s "${hf}" ]]; then
-        "${here}/lib/sim_hostfile.sh" "${root}/inputs/platforms/${p}.xml" "${P}" >"${hf}.${BASHPID}"
-        mv -f "${hf}.${BASHPID}" "${hf}"
+        local tmp_hf="${hf}.${BASHPID}"
+        "${here}/lib/sim_hostfile.sh" "${root}/inputs/platforms/${p}.xml" "${P}" >"${tmp_hf}"
+        mv -f "${tmp_hf}" "${hf}"
     fi
     cd "${out}"  # smpirun leaves its temporary files in the working directory
     local cmd=(smpirun -np "${P}" -platform "${root}/inputs/platforms/${p}.xml" -hostfile "${hf}"
