@@ -53,6 +53,21 @@ def times(path):
     return out
 
 
+def merged_times(paths, who="auto_report"):
+    """times() over several CSVs, read in sorted order so that the result never depends on the
+    directory's order; a (schedule, S) found in two files keeps the later file's time, and is
+    reported on stderr where the two differ by more than 1% (a re-run at another commit: within
+    1% is the same schedule simulated beside another group of candidates)."""
+    out, seen = {}, {}
+    for path in sorted(paths):
+        for key, t in times(path).items():
+            if key in out and abs(out[key] - t) > 0.01 * max(out[key], t):
+                print(f"{who}: {key[0]} at S={key[1]}: {out[key]:.6g} s in {seen[key]}, "
+                      f"{t:.6g} s in {path} (kept)", file=sys.stderr)
+            out[key], seen[key] = t, path
+    return out
+
+
 def main():
     args = sys.argv[1:]
     picks = "--picks" in args
@@ -63,12 +78,11 @@ def main():
     suffix = "-picks" if picks else ""
     cells = {}
     unjudged = []  # (P, S, pick) whose pick has no simulated time (--picks)
-    for tsv in glob.glob(os.path.join(out, "auto-candidates", f"{plat}-P*.tsv")):
+    for tsv in sorted(glob.glob(os.path.join(out, "auto-candidates", f"{plat}-P*.tsv"))):
         P = int(re.search(r"-P(\d+)\.tsv$", tsv).group(1))
-        sim = {}
-        for path in glob.glob(os.path.join(out, "cells", f"auto-{plat}-P{P}-*.csv")):
-            if not path.endswith("-auto-ompi.csv"):
-                sim.update(times(path))  # vendor and the candidates in groups, auto, ring
+        # vendor and the candidates in groups, auto, ring
+        sim = merged_times(p for p in glob.glob(os.path.join(out, "cells", f"auto-{plat}-P{P}-*.csv"))
+                           if not p.endswith("-auto-ompi.csv"))
         ompi_path = os.path.join(out, "cells", f"fig11-{plat}-P{P}-ompi-vendor.csv")
         ompi = times(ompi_path) if os.path.exists(ompi_path) else {}
         # auto under the ompi selector (its barrier and reductions around the call), to set

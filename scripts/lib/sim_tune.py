@@ -38,17 +38,15 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from auto_report import times  # noqa: E402  (the cells' reader, wrong results refused)
+from auto_report import merged_times  # noqa: E402  (the cells' reader, wrong results refused)
 from tune_rules import split_label, toml_str  # noqa: E402  (the rules file's spelling)
 
 
 def sim_times(out, plat, P):
     """{(spec, S): seconds} over the candidate cells of (plat, P), the vendor included."""
-    t = {}
-    for path in glob.glob(os.path.join(out, "cells", f"auto-{plat}-P{P}-*.csv")):
-        if not re.search(r"-(auto|rules)(-ompi)?\.csv$", path):  # auto's own cells: judged, not candidates
-            t.update(times(path))
-    return t
+    # auto's own cells are judged, not candidates
+    return merged_times((p for p in glob.glob(os.path.join(out, "cells", f"auto-{plat}-P{P}-*.csv"))
+                         if not re.search(r"-(auto|rules)(-ompi)?\.csv$", p)), "sim_tune")
 
 
 @functools.lru_cache(maxsize=None)
