@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Chooses selection rules from collbench logs and writes them as a pcoll rules file (TOML).
 
-    scripts/lib/tune_rules.py --coll allreduce --out rules.toml [--origin key=value]...
-        select_P2.h5 validate_P2.h5 select_P3.h5 ...
+    scripts/lib/tune_rules.py --coll allreduce --out rules.toml [--min-speedup 1.0]
+        [--origin key=value]... select_P2.h5 validate_P2.h5 select_P3.h5 ...
 
 Called by scripts/pcoll-tune.sh (see its header for the method). Per P and size: the candidate
 with the lowest median on the selection run wins; a non-vendor winner is kept only when the
 validation run (a separate launch) shows it faster than the vendor with a bootstrap interval
-above 1.0 (scripts/lib/speedup.py), else the rule is `vendor`. Prints the evidence table (markdown).
+above --min-speedup (scripts/lib/speedup.py), else the rule is `vendor`. Prints the evidence
+table (markdown).
 """
 import argparse
 import math
@@ -78,8 +79,9 @@ def load(paths, coll):
     return runs
 
 
-def choose(P, sel, val):
-    """One decision per measured size: dict rows with the evidence."""
+def choose(P, sel, val, min_speedup=1.0):
+    """One decision per measured size: dict rows with the evidence. A winner other than the
+    vendor is kept where the validation's speedup interval lies above min_speedup."""
     sizes = sorted({b for (_, b) in sel})
     rows = []
     for b in sizes:
@@ -95,10 +97,14 @@ def choose(P, sel, val):
             s = None
         else:
             s = speedup_ci(vend_val, val.get((best, b), []))
-            keep = s.verdict == "faster"
-            row.update(choice=best if keep else "vendor",
-                       note=("confirmed on validation" if keep else
-                             f"{best} not confirmed on validation ({s.verdict})"))
+            keep = s.verdict == "faster" and s.lo > min_speedup
+            if keep:
+                note = "confirmed on validation"
+            elif s.verdict == "faster":
+                note = f"{best} faster on validation, not by the margin (interval not above {min_speedup:g})"
+            else:
+                note = f"{best} not confirmed on validation ({s.verdict})"
+            row.update(choice=best if keep else "vendor", note=note)
         row["validation"] = s
         row["vendor_validation_median"] = float(np.median(vend_val)) if len(vend_val) else math.nan
         if row["choice"] != "vendor":
@@ -158,12 +164,16 @@ def main():
     ap.add_argument("--coll", default="allreduce")
     ap.add_argument("--out", required=True)
     ap.add_argument("--origin", action="append", default=[], help="key=value for [origin]")
+    ap.add_argument("--min-speedup", type=float, default=1.0,
+                    help="keep a winner only where its validation interval lies above this")
     a = ap.parse_args()
+    if not 1.0 <= a.min_speedup <= 10:
+        sys.exit(f"tune_rules: --min-speedup {a.min_speedup}: a number from 1.0 to 10")
     runs = load(a.logs, a.coll)
     text = ["# pcoll selection rules, written by scripts/pcoll-tune.sh (scripts/lib/tune_rules.py).",
             "# Per P and message size (bytes = the whole vector): the fastest candidate on a",
             "# selection run, kept only if a separate validation run shows it faster than the",
-            "# vendor with a 95% bootstrap interval above 1.0; otherwise vendor. Evidence: the",
+            f"# vendor with a 95% bootstrap interval above {a.min_speedup:g}; otherwise vendor. Evidence: the",
             "# validation medians (max over ranks per call), the speedup and its interval.",
             "[origin]"]
     for kv in a.origin:
@@ -173,7 +183,7 @@ def main():
     report = [f"| P | size | best on selection | sel. median us | vendor sel. us | choice | "
               f"validation: speedup over vendor [95% CI] |", "|--:|--:|---|--:|--:|---|---|"]
     for P in sorted(runs):
-        rows = choose(P, runs[P]["select"], runs[P]["validate"])
+        rows = choose(P, runs[P]["select"], runs[P]["validate"], a.min_speedup)
         for r in rows:
             v = r["validation"]
             report.append(f"| {P} | {human(r['bytes'])} | {r['best_on_selection']} | "
