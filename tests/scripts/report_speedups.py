@@ -22,17 +22,13 @@ SCRIPTS = os.path.join(HERE, "..", "..", "scripts")
 LIB = os.path.join(SCRIPTS, "lib")  # helpers and report generators (scripts/README.md)
 sys.path.insert(0, LIB)
 from speedup import format_speedup, speedup_ci  # noqa: E402
+sys.path.insert(0, HERE)
+from checks import Checks  # noqa: E402
 
 work = sys.argv[1]
 os.makedirs(work, exist_ok=True)
 rng = np.random.default_rng(2026)
-failures = []
-
-
-def expect(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
+expect = Checks()
 
 
 def run(*args):
@@ -169,4 +165,4 @@ expect(subprocess.run(check + [csvs[1]], capture_output=True).returncode == 0,
 noisy = subprocess.run(check + csvs[1:], capture_output=True, text=True)
 expect(noisy.returncode == 1 and noisy.stdout == "",
        "plot_kmeans --check: 1, silently, when one is wider")
-sys.exit(1 if failures else 0)
+expect.finish()

@@ -16,19 +16,16 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import Checks  # noqa: E402
+
 info, repo, work = sys.argv[1:4]
 os.makedirs(work, exist_ok=True)
 machine = os.path.join(repo, "inputs", "machines", "polaris.toml")
 tune = os.path.join(repo, "scripts", "lib", "sim_tune.py")
 out = os.path.join(work, "out")
 os.makedirs(os.path.join(out, "cells"), exist_ok=True)
-fail = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        fail.append(what)
+check = Checks()
 
 
 def decision(P, count, rules):
@@ -83,4 +80,4 @@ r = subprocess.run([sys.executable, tune, out, "polaris", "--fit", "64", "--rpn"
 t = open(table).read() if r.returncode == 0 else ""
 check(r.returncode == 0 and t.count("[[allreduce]]") >= 2 and "bytes = [0, " in t and '"inf"]' in t,
       "--table: rules over the whole byte axis")
-sys.exit(1 if fail else 0)
+check.finish()

@@ -13,17 +13,13 @@ import sys
 
 repo = sys.argv[1]
 sys.path.insert(0, os.path.join(repo, "scripts", "lib"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
+from checks import Checks  # noqa: E402
 from tune_rules import choose  # noqa: E402
 
 rng = np.random.default_rng(7)
-fail = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        fail.append(what)
+check = Checks()
 
 
 def sample(median, spread=0.002):
@@ -50,6 +46,4 @@ for margin in (1.0, 1.05):
           f"margin {margin}: 64 KiB naive slower on validation -> vendor ({rows[65536]['note']})")
     check(rows[1048576]["choice"] == "vendor" and rows[1048576]["note"] == "vendor fastest on selection",
           f"margin {margin}: 1 MiB vendor fastest on selection ({rows[1048576]['note']})")
-if fail:
-    sys.exit(f"{len(fail)} check(s) failed")
-print("all checks passed")
+check.finish()
