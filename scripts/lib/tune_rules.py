@@ -97,7 +97,7 @@ def choose(P, sel, val, min_speedup=1.0):
             s = None
         else:
             s = speedup_ci(vend_val, val.get((best, b), []))
-            keep = s.verdict == "faster" and s.lo > min_speedup
+            keep = s.lo > min_speedup  # above min_speedup >= 1.0: "faster" too (NaN: never)
             if keep:
                 note = "confirmed on validation"
             elif s.verdict == "faster":
