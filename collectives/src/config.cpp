@@ -83,6 +83,14 @@ std::vector<ParamSpec> build_table() {
               "`builtin` = inputs/machines/default.toml (compiled in: a generic cluster, not "
               "measured); a file that does not parse fails every call with its line and the "
               "reason"));
+  t.push_back(
+      ParamSpec::integer("model_size_classes", "4")
+          .range(0, 64)
+          .about("size classes per octave of the count by which the cost model of `auto` "
+                 "decides (select.hpp): a call is decided by the model's choice at the first "
+                 "count of its class (1, 1.25, 1.5, 1.75 x 2^m with 4), so a program whose counts "
+                 "vary pays the model a bounded number of times; powers of two are always "
+                 "decided at themselves; 0 = at every count"));
   t.push_back(ParamSpec::real("model_alpha", "2e-6", 0, 1)
                   .about("the flat textbook model (one alpha, beta, gamma for every message) of "
                          "collbench's model column and the ledger's critical path: seconds per "

@@ -323,7 +323,7 @@ const Decision &Context::decision(const CallShape &shape) {
   Decisions &cache = state_->decisions;
   auto it = cache.find(shape);
   if (it != cache.end()) return it->second;
-  if (cache.size() >= kMaxCachedDecisions) {  // bounded; deciding again is cheap
+  if (cache.size() >= kMaxCachedDecisions) {  // bounded; the model's choices are kept apart
     cache.clear();
     memo_ = Memo{};
   }
@@ -341,8 +341,28 @@ const Decision &Context::decision(const CallShape &shape) {
     if (needed) {
       char text[512] = {};
       if (rank_ == 0) {
-        const auto best = model_candidates(shape.coll, config(), shape, in, false);
-        if (!best.empty()) std::snprintf(text, sizeof text, "%s", best.front().serialize().c_str());
+        // The model's choice for this count's size class where one was made and serves this
+        // count too; else the model now (model_choice: at the class's first count if its choice
+        // serves this count, else at this count), kept per class where it was the class's.
+        const CallShape at = model_shape(shape, config());
+        auto &kept = state_->model_choices;
+        auto k = kept.find(at);
+        if (k != kept.end() && !restriction_failure(*k->second.algo, shape,
+                                                    with_overrides(config(), k->second.params))
+                                    .empty())
+          k = kept.end();
+        if (k != kept.end()) {
+          std::snprintf(text, sizeof text, "%s", k->second.serialize().c_str());
+        } else {
+          const auto best = model_choice(shape.coll, config(), shape, in);
+          if (!best.empty()) {
+            std::snprintf(text, sizeof text, "%s", best.front().serialize().c_str());
+            if (best.front().count == at.count) {
+              if (kept.size() >= kMaxCachedDecisions) kept.clear();
+              kept.emplace(at, best.front());
+            }
+          }
+        }
       }
       PMPI_Bcast(text, static_cast<int>(sizeof text), MPI_CHAR, 0, comm_);
       if (text[0] != '\0' && chosen.parse(text)) in.given = &chosen;

@@ -162,6 +162,9 @@ class Context {
     std::string machine_error;  // why PCOLL_MACHINE of this configuration was rejected
     Topology topology;
     Decisions decisions;
+    // Rank 0 only: the cost model's choice per size class (keyed by model_shape()), so that a
+    // new count of a class already decided costs a restriction check, not the model.
+    std::unordered_map<CallShape, Candidate, CallShapeHash> model_choices;
   };
   // Parsed rules files and machine descriptions by value, shared by the override states.
   std::map<std::string, std::shared_ptr<const Rules>> rules_cache_;

@@ -91,7 +91,7 @@ std::string Candidate::serialize() const {
   const auto &all = all_algorithms();
   os << (algo ? std::find(all.begin(), all.end(), algo) - all.begin() : -1);
   for (const auto &p : params) os << ';' << p.first << '=' << p.second;
-  os << ';' << std::hexfloat << seconds;
+  os << ';' << count << ';' << std::hexfloat << seconds;
   return os.str();
 }
 
@@ -108,18 +108,19 @@ bool Candidate::parse(const std::string &text) {
   }
   parts.push_back(cur);
   const auto &all = all_algorithms();
-  if (parts.size() < 2) return false;
+  if (parts.size() < 3) return false;
   const long idx = std::strtol(parts[0].c_str(), nullptr, 10);
   if (idx < 0 || static_cast<std::size_t>(idx) >= all.size()) return false;
   algo = all[static_cast<std::size_t>(idx)];
   params.clear();
-  for (std::size_t i = 1; i + 1 < parts.size(); ++i) {
+  for (std::size_t i = 1; i + 2 < parts.size(); ++i) {
     const auto eq = parts[i].find('=');
     if (eq == std::string::npos) return false;
     const long p = std::strtol(parts[i].substr(0, eq).c_str(), nullptr, 10);
     if (p < 0 || static_cast<std::size_t>(p) >= param_table().size()) return false;
     params.emplace_back(static_cast<int>(p), parts[i].substr(eq + 1));
   }
+  count = std::strtoull(parts[parts.size() - 2].c_str(), nullptr, 10);
   seconds = std::strtod(parts.back().c_str(), nullptr);
   return true;
 }
@@ -200,11 +201,59 @@ std::vector<Candidate> model_candidates(Collective coll, const Config &cfg, cons
       heap.push({replay(*p.c.algo, request(it.i), m, topo).seconds, 3, it.i});
     } else {
       p.c.seconds = it.key;
+      p.c.count = shape.count;
       out.push_back(p.c);
       if (!exhaustive) break;  // every bound left is at least this time
     }
   }
   return out;
+}
+
+namespace {
+
+// ", at count 1024, the first of this count's size class 1024..1279", where the model decided
+// at another count than the call's.
+std::string class_note(const CallShape &shape, std::size_t at, const Config &cfg) {
+  if (at == shape.count) return {};
+  const SizeClass k =
+      size_class(shape.count, static_cast<int>(cfg.integer("model_size_classes")));
+  return ", at count " + std::to_string(at) + ", the first of this count's size class " +
+         std::to_string(k.first) + ".." + std::to_string(k.next - 1) +
+         " (PCOLL_MODEL_SIZE_CLASSES)";
+}
+
+}  // namespace
+
+SizeClass size_class(std::size_t count, int per_octave) {
+  const auto k = static_cast<std::size_t>(per_octave);
+  if (per_octave <= 0 || count < 2 * k) return {count, count + 1};
+  int m = 0;
+  while ((count >> m) > 1) ++m;  // 2^m <= count < 2^(m+1), and 2^m >= k
+  if (m > 56) return {count, count + 1};  // (no call is that large; keeps k 2^m in 64 bits)
+  const std::size_t base = std::size_t{1} << m;
+  const std::size_t j = ((count - base) * k) >> m;
+  auto edge = [&](std::size_t i) { return base + ((i << m) + k - 1) / k; };  // + ceil(i 2^m / k)
+  return {edge(j), edge(j + 1)};
+}
+
+CallShape model_shape(const CallShape &shape, const Config &cfg) {
+  CallShape at = shape;
+  at.count = size_class(shape.count, static_cast<int>(cfg.integer("model_size_classes"))).first;
+  return at;
+}
+
+std::vector<Candidate> model_choice(Collective coll, const Config &cfg, const CallShape &shape,
+                                    const ModelInputs &model, std::size_t *considered) {
+  const CallShape at = model_shape(shape, cfg);
+  if (at.count != shape.count) {
+    std::vector<Candidate> c = model_candidates(coll, cfg, at, model, false, considered);
+    if (!c.empty() &&
+        restriction_failure(*c.front().algo, shape,
+                            c.front().params.empty() ? cfg : with_overrides(cfg, c.front().params))
+            .empty())
+      return c;
+  }
+  return model_candidates(coll, cfg, shape, model, false, considered);
 }
 
 Selection auto_choice(Collective coll, const Config &cfg, const CallShape &shape,
@@ -238,11 +287,13 @@ Selection auto_choice(Collective coll, const Config &cfg, const CallShape &shape
     sel.params = model.given->params;
     sel.by_model = true;
     sel.model_seconds = model.given->seconds;
-    sel.why = "the cost model (computed on rank 0 of the communicator for every rank)";
+    sel.model_count = model.given->count;
+    sel.why = "the cost model (computed on rank 0 of the communicator for every rank" +
+              class_note(shape, sel.model_count, cfg) + ")";
     return sel;
   }
   std::size_t considered = 0;
-  const std::vector<Candidate> c = model_candidates(coll, cfg, shape, model, false, &considered);
+  const std::vector<Candidate> c = model_choice(coll, cfg, shape, model, &considered);
   if (c.empty()) {
     sel.algo = sel.requested = find_algorithm(coll, "vendor");
     sel.why = "no algorithm of pcoll can serve it";
@@ -252,8 +303,10 @@ Selection auto_choice(Collective coll, const Config &cfg, const CallShape &shape
   sel.params = c.front().params;
   sel.by_model = true;
   sel.model_seconds = c.front().seconds;
+  sel.model_count = c.front().count;
   sel.why = "the cost model (lowest model time of " + std::to_string(considered) +
-            " candidates: algorithms and the parameter values that matter)";
+            " candidates: algorithms and the parameter values that matter" +
+            class_note(shape, sel.model_count, cfg) + ")";
   return sel;
 }
 

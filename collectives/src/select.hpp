@@ -96,9 +96,11 @@ struct Candidate {
   const AlgorithmInfo *algo = nullptr;
   std::vector<std::pair<int, std::string>> params;  // (param_table index, value) settings
   double seconds = 0;
+  std::size_t count = 0;  // the count the model evaluated it at (model_shape(): its size class)
   std::string label() const;  // "chiara chiara_batch=32"
-  // The candidate as text ("algorithm index;param=value;...", registry indices), and back: how
-  // one rank's model choice reaches the others. parse() returns false on text it cannot read.
+  // The candidate as text ("algorithm index;param=value;...;count;seconds", registry indices),
+  // and back: how one rank's model choice reaches the others. parse() returns false on text it
+  // cannot read.
   std::string serialize() const;
   bool parse(const std::string &text);
 };
@@ -124,7 +126,8 @@ struct Selection {
   std::vector<std::pair<int, std::string>> params;
   bool by_model = false;     // the cost model chose (model_seconds is its time)
   bool needs_model = false;  // ModelInputs::defer: the model would choose (nothing chosen yet)
-  double model_seconds = 0;
+  double model_seconds = 0;  // the model's time of the choice, at model_count
+  std::size_t model_count = 0;  // the count the model decided at (model_shape(): the size class)
   std::string why;  // how `auto` chose (pcoll-info --select)
 };
 
@@ -184,6 +187,27 @@ const Machine &builtin_machine();
 std::vector<Candidate> model_candidates(Collective coll, const Config &cfg, const CallShape &shape,
                                         const ModelInputs &model = {}, bool exhaustive = false,
                                         std::size_t *considered = nullptr);
+// Size classes: the cost model decides per class of counts, not per count, so that a program
+// whose counts vary pays the model (a replay of every rank's plan, tens of ms to a second at
+// P = 1024..4096) a bounded number of times, as vendor libraries' tuning tables decide by size
+// ranges. With k = PCOLL_MODEL_SIZE_CLASSES classes per octave, class j of octave m holds the
+// counts c with 2^(m + j/k) <= c < 2^(m + (j+1)/k); the model evaluates the class's first
+// count, so a power of two is always evaluated at itself. Counts below 2k, and every count
+// when k = 0, are classes of their own. All ranks compute the same class (integer arithmetic).
+struct SizeClass {
+  std::size_t first = 0;  // the count the model evaluates
+  std::size_t next = 1;   // the first count of the next class
+};
+SizeClass size_class(std::size_t count, int per_octave);
+// `shape` with its count replaced by the first count of its size class (the configuration's
+// model_size_classes): the shape the model evaluates for `shape`.
+CallShape model_shape(const CallShape &shape, const Config &cfg);
+// The cost model's choice for `shape`, the same on every rank: the fastest candidate at its size
+// class's first count, if that candidate can serve `shape` itself, else the fastest at `shape`'s
+// count (Candidate::count says which). Empty when no algorithm of pcoll can serve it.
+std::vector<Candidate> model_choice(Collective coll, const Config &cfg, const CallShape &shape,
+                                    const ModelInputs &model = {},
+                                    std::size_t *considered = nullptr);
 // The `auto` choice without rules: the collective's size rule, else the cost model (never vendor
 // unless nothing else can serve the call).
 Selection auto_choice(Collective coll, const Config &cfg, const CallShape &shape,

@@ -283,14 +283,14 @@ int main(int argc, char **argv) {
                 rules->origin.empty() ? "" : "; origin: ", rules->origin.c_str());
     if (!collective_info(coll).auto_rule || sel.by_model) {
       const auto t0 = std::chrono::steady_clock::now();
-      (void)model_candidates(coll, cfg, shape, model, false);  // what a first call pays
+      (void)model_choice(coll, cfg, shape, model);  // what a first call of its size class pays
       const double took =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const std::vector<Candidate> all = model_candidates(coll, cfg, shape, model, true);
       const std::vector<Candidate> cands = distinct(all, cfg, shape);
       std::printf(
-          "cost model: %zu candidates (%zu distinct schedules), fastest first (a call finds the "
-          "fastest in %.1f ms):\n",
+          "cost model: %zu candidates (%zu distinct schedules) at this count, fastest first (a "
+          "call finds the fastest in %.1f ms):\n",
           all.size(), cands.size(), took * 1e3);
       for (std::size_t i = 0; i < cands.size(); ++i)
         std::printf("  %-52s %12.3f us%s\n", cands[i].label().c_str(), cands[i].seconds * 1e6,

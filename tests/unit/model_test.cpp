@@ -557,3 +557,85 @@ TEST_CASE("a node's link is charged per step, not per round index", "[model]") {
   // first round, step 2.
   CHECK(v.plans[1].rounds[0].step == 2);
 }
+
+TEST_CASE("size classes partition the counts; powers of two start one", "[model][select]") {
+  for (int k : {0, 1, 3, 4, 8, 64}) {
+    INFO("classes per octave: " << k);
+    std::size_t prev_next = 0;
+    for (std::size_t c = 0; c < 20000; ++c) {
+      const SizeClass s = size_class(c, k);
+      REQUIRE(s.first <= c);
+      REQUIRE(c < s.next);
+      if (c == s.first) REQUIRE(s.first == prev_next);  // classes follow one another
+      const SizeClass f = size_class(s.first, k);
+      REQUIRE(f.first == s.first);
+      REQUIRE(f.next == s.next);
+      prev_next = s.next;
+      if (k == 0) REQUIRE(s.next == c + 1);
+    }
+    for (int m = 0; m < 56; ++m) REQUIRE(size_class(std::size_t{1} << m, k).first == std::size_t{1} << m);
+  }
+  // Four per octave: 1, 1.25, 1.5, 1.75 x 2^m; below 2k every count its own class.
+  CHECK(size_class(1000, 4).first == 896);
+  CHECK(size_class(1000, 4).next == 1024);
+  CHECK(size_class(1279, 4).first == 1024);
+  CHECK(size_class(1280, 4).first == 1280);
+  CHECK(size_class(7, 4).first == 7);
+  CHECK(size_class(7, 4).next == 8);
+  const std::size_t big = (std::size_t{1} << 40) + 3;
+  CHECK(size_class(big, 4).first == std::size_t{1} << 40);
+  CHECK(size_class(big, 4).next == (std::size_t{1} << 40) + (std::size_t{1} << 38));
+}
+
+TEST_CASE("auto decides a count by the model's choice at its size class's first count", "[model][select]") {
+  const auto m = machine(text(0.3e-6, 20e9, 1.5e-6, 10e9, 12e9));
+  const Topology topo = Topology::blocks(256, 32);
+  const ModelInputs in{m.get(), &topo};
+  const Config cfg = load_config();
+  const Config exact = with_overrides(cfg, {{param_index("model_size_classes"), "0"}});
+  for (std::size_t c : {std::size_t{100}, std::size_t{1000}, std::size_t{3000}, std::size_t{70000},
+                        std::size_t{1} << 16}) {
+    CallShape shape = CallShape::in_units(Collective::allreduce, 256, c, 8);
+    shape.ranks_per_node = 32;
+    CallShape first = shape;
+    first.count = size_class(c, 4).first;
+    INFO("count " << c << ", class from " << first.count);
+    const Selection sel = auto_choice(Collective::allreduce, cfg, shape, in);
+    const Selection at_first = auto_choice(Collective::allreduce, cfg, first, in);
+    const Selection at_c = auto_choice(Collective::allreduce, exact, shape, in);
+    CHECK(sel.algo == at_first.algo);
+    CHECK(sel.params == at_first.params);
+    CHECK(sel.model_count == first.count);
+    CHECK(sel.model_seconds == at_first.model_seconds);
+    CHECK(at_c.model_count == c);
+    // With classes off the choice is the fastest at c, and the class's choice is one of the
+    // candidates at c, never faster there.
+    const auto all = model_candidates(Collective::allreduce, cfg, shape, in, true);
+    CHECK(at_c.model_seconds == all.front().seconds);
+    bool found = false;
+    for (const Candidate &k : all)
+      if (k.algo == sel.algo && k.params == sel.params) {
+        found = true;
+        CHECK(k.seconds >= at_c.model_seconds);
+      }
+    CHECK(found);
+    if (first.count != c) {
+      CHECK(sel.why.find("size class " + std::to_string(first.count) + "..") != std::string::npos);
+    } else {
+      CHECK(sel.why.find("size class") == std::string::npos);
+    }
+  }
+  // The text that carries one rank's choice to the others keeps the count it was made at.
+  Candidate c;
+  c.algo = find_algorithm(Collective::allreduce, "chiara");
+  c.params = {{param_index("chiara_batch"), "16"}};
+  c.count = 896;
+  c.seconds = 1.5e-5;
+  Candidate back;
+  REQUIRE(back.parse(c.serialize()));
+  CHECK(back.algo == c.algo);
+  CHECK(back.params == c.params);
+  CHECK(back.count == 896);
+  CHECK(back.seconds == c.seconds);
+  CHECK_FALSE(back.parse("3;1.5e-5"));
+}
