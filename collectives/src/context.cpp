@@ -354,6 +354,7 @@ const Decision &Context::decision(const CallShape &shape) {
         if (k != kept.end()) {
           std::snprintf(text, sizeof text, "%s", k->second.serialize().c_str());
         } else {
+          ++model_runs_;
           const auto best = model_choice(shape.coll, config(), shape, in);
           if (!best.empty()) {
             std::snprintf(text, sizeof text, "%s", best.front().serialize().c_str());

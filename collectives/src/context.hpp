@@ -128,6 +128,9 @@ class Context {
                   const int *counts = nullptr, int n = 0);
   // How many decisions were made (selection + planning: the slow path) on this communicator.
   std::size_t decisions_made() const { return decisions_made_; }
+  // How many times rank 0 ran the cost model for a decision (0 on the other ranks): once per
+  // size class of the count (select.hpp), not per count.
+  std::size_t model_runs() const { return model_runs_; }
 
   ~Context();
 
@@ -179,6 +182,7 @@ class Context {
   std::map<Overrides, OverrideState> states_;
   OverrideState *state_ = nullptr;
   std::size_t decisions_made_ = 0;
+  std::size_t model_runs_ = 0;
   struct Memo {
     MemoKey key;
     Signature sig;

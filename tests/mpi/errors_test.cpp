@@ -176,6 +176,53 @@ TEST_CASE("decisions survive scoped overrides: a repeated push finds its cached 
   MPI_Comm_free(&c);
 }
 
+TEST_CASE("auto's cost model runs once per size class of the count, the same choice on every rank",
+          "[api]") {
+  MPI_Comm c = fresh_comm();
+  const int P = pcoll_test::size_of(c), me = pcoll_test::rank_of(c);
+  int err = MPI_SUCCESS;
+  pcoll::Context *ctx = pcoll::Context::get(c, &err);
+  REQUIRE(ctx != nullptr);
+  // One algorithm per rank as a number every rank can compare: its index in the list.
+  auto used_index = [&]() {
+    const char *used = nullptr;
+    PCOLL_Get_last_algorithm(c, &used);
+    const auto &all = pcoll::algorithms_of(pcoll::Collective::allreduce);
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (std::string(all[i]->name) == used) return static_cast<int>(i);
+    return -1;
+  };
+  auto call = [&](int n) {  // one allreduce of n doubles; checks the sums; the algorithm used
+    std::vector<double> x(static_cast<std::size_t>(n)), y(x.size());
+    for (int i = 0; i < n; ++i) x[static_cast<std::size_t>(i)] = me + 1 + i;
+    REQUIRE(PCOLL_Allreduce(x.data(), y.data(), n, MPI_DOUBLE, MPI_SUM, c) == MPI_SUCCESS);
+    for (int i = 0; i < n; ++i) REQUIRE(y[static_cast<std::size_t>(i)] == P * (P + 1) / 2.0 + double(P) * i);
+    const int u = used_index();
+    int lo = 0, hi = 0;
+    MPI_Allreduce(&u, &lo, 1, MPI_INT, MPI_MIN, c);
+    MPI_Allreduce(&u, &hi, 1, MPI_INT, MPI_MAX, c);
+    CHECK(lo == hi);  // every rank ran the same algorithm
+    return u;
+  };
+  {
+    pcoll::ScopedConfig none(c, "rules", "none");  // the model decides every count
+    const std::size_t before = ctx->model_runs();
+    // 900..1023 are one class (896..1023, 4 per octave): one model run for all four counts.
+    const int first = call(900);
+    for (int n : {950, 1000, 1023}) CHECK(call(n) == first);
+    CHECK(ctx->model_runs() - before == (P > 1 && me == 0 ? 1u : 0u));
+    call(1024);  // the next class
+    CHECK(ctx->model_runs() - before == (P > 1 && me == 0 ? 2u : 0u));
+    {
+      pcoll::ScopedConfig exact(c, "model_size_classes", "0");  // every count its own class
+      const std::size_t at = ctx->model_runs();
+      for (int n : {900, 950, 1000}) call(n);
+      CHECK(ctx->model_runs() - at == (P > 1 && me == 0 ? 3u : 0u));
+    }
+  }
+  MPI_Comm_free(&c);
+}
+
 TEST_CASE("auto follows the rules file; a bad rules file is rejected with its line", "[rules]") {
   MPI_Comm c = fresh_comm();
   const int P = pcoll_test::size_of(c);
