@@ -3,9 +3,10 @@
     merge_cells.py OUT [--keep-folded]
 From the repository root. Copies, in this order (a later file of the same name replaces an
 earlier one), the cells/ of the runs the 2026-12-03 reports merged, then the recexch_rsag run's
-CSVs (as auto-PLAT-PP-rsag.csv), the P = 2048 runs' cells and this folder's CSVs (as
-auto-PLAT-PP-mixed-NAME.csv). Rows of recexch and recexch_rsag simulated before the mixed-radix
-group (every folder but this one) are dropped where their group is not today's: where P is not
+CSVs (as auto-PLAT-PP-rsag.csv), the P = 2048 runs' cells, this folder's CSVs (as
+auto-PLAT-PP-mixed-NAME.csv), then the cells of the runs made after it with the same groups
+(LATER: the Aurora-like P = 2048 cells). Rows of recexch and recexch_rsag simulated before the mixed-radix
+group (every folder but this one and LATER) are dropped where their group is not today's: where P is not
 a power of the radix (capped at P), they ran MPICH's fold, which the same spec no longer names
 (--keep-folded: kept, and of this folder's CSVs only the rows where both groups are the same:
 the cells the model before it is judged on).
@@ -17,6 +18,8 @@ RUNS = ["2026-11-30-simulation-paper-scale", "2026-12-01-simulation-auto",
         "2026-12-01-simulation-recexch", "2026-12-02-simulation-lanes",
         "2026-12-03-simulation-p1024-lanes", "2026-12-03-simulation-recexch-rsag",
         "2026-12-03-simulation-p2048-polaris", "2026-12-03-simulation-p2048-fugaku"]
+# Runs made after this folder, with the mixed-radix group: their rows are today's groups.
+LATER = ["2026-12-04-simulation-p2048-aurora"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 def power_of(P, k):
@@ -64,6 +67,11 @@ def main():
                 tag = "rx" if m.group(1) else "rsag"
                 dst = os.path.join(out, f"auto-{m.group(2)}-P{m.group(3)}-{tag}{m.group(4) or ''}.csv")
                 dropped += copy(src, dst, int(m.group(3)), not keep)
+    for run in LATER:
+        for src in sorted(glob.glob(os.path.join("results", run, "cells", "*.csv"))):
+            m = re.search(r"(?:auto|fig11)-[a-z]+-P(\d+)-", os.path.basename(src))
+            if m:
+                copy(src, os.path.join(out, os.path.basename(src)), int(m.group(1)), keep)
     for src in sorted(glob.glob(os.path.join(HERE, "*.csv"))):
         m = re.fullmatch(r"([a-z]+)-P(\d+)-(.+)\.csv", os.path.basename(src))
         if m:
