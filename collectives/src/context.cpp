@@ -342,23 +342,22 @@ const Decision &Context::decision(const CallShape &shape) {
       char text[512] = {};
       if (rank_ == 0) {
         // The model's choice for this count's size class where one was made and serves this
-        // count too; else the model now (model_choice: at the class's first count if its choice
-        // serves this count, else at this count), kept per class where it was the class's.
+        // count too; where it was made and does not, the model at this count; else the model
+        // now (model_choice: at the class's first count if its choice serves this count, else
+        // at this count), kept per class where it was the class's.
         const CallShape at = model_shape(shape, config());
         auto &kept = state_->model_choices;
-        auto k = kept.find(at);
-        if (k != kept.end() && !restriction_failure(*k->second.algo, shape,
-                                                    with_overrides(config(), k->second.params))
-                                    .empty())
-          k = kept.end();
-        if (k != kept.end()) {
+        const auto k = kept.find(at);
+        if (k != kept.end() && serves(k->second, shape, config())) {
           std::snprintf(text, sizeof text, "%s", k->second.serialize().c_str());
         } else {
           ++model_runs_;
-          const auto best = model_choice(shape.coll, config(), shape, in);
+          const auto best = k != kept.end()
+                                ? model_candidates(shape.coll, config(), shape, in, false)
+                                : model_choice(shape.coll, config(), shape, in);
           if (!best.empty()) {
             std::snprintf(text, sizeof text, "%s", best.front().serialize().c_str());
-            if (best.front().count == at.count) {
+            if (k == kept.end() && best.front().count == at.count) {
               if (kept.size() >= kMaxCachedDecisions) kept.clear();
               kept.emplace(at, best.front());
             }

@@ -242,16 +242,17 @@ CallShape model_shape(const CallShape &shape, const Config &cfg) {
   return at;
 }
 
+bool serves(const Candidate &c, const CallShape &shape, const Config &cfg) {
+  return restriction_failure(*c.algo, shape, c.params.empty() ? cfg : with_overrides(cfg, c.params))
+      .empty();
+}
+
 std::vector<Candidate> model_choice(Collective coll, const Config &cfg, const CallShape &shape,
                                     const ModelInputs &model, std::size_t *considered) {
   const CallShape at = model_shape(shape, cfg);
   if (at.count != shape.count) {
     std::vector<Candidate> c = model_candidates(coll, cfg, at, model, false, considered);
-    if (!c.empty() &&
-        restriction_failure(*c.front().algo, shape,
-                            c.front().params.empty() ? cfg : with_overrides(cfg, c.front().params))
-            .empty())
-      return c;
+    if (!c.empty() && serves(c.front(), shape, cfg)) return c;
   }
   return model_candidates(coll, cfg, shape, model, false, considered);
 }

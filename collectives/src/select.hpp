@@ -190,10 +190,11 @@ std::vector<Candidate> model_candidates(Collective coll, const Config &cfg, cons
 // Size classes: the cost model decides per class of counts, not per count, so that a program
 // whose counts vary pays the model (a replay of every rank's plan, tens of ms to a second at
 // P = 1024..4096) a bounded number of times, as vendor libraries' tuning tables decide by size
-// ranges. With k = PCOLL_MODEL_SIZE_CLASSES classes per octave, class j of octave m holds the
-// counts c with 2^(m + j/k) <= c < 2^(m + (j+1)/k); the model evaluates the class's first
-// count, so a power of two is always evaluated at itself. Counts below 2k, and every count
-// when k = 0, are classes of their own. All ranks compute the same class (integer arithmetic).
+// ranges. With k = PCOLL_MODEL_SIZE_CLASSES classes per octave, the octave [2^m, 2^(m+1)) is cut
+// into k equal parts: class j holds the counts c with 2^m (1 + j/k) <= c < 2^m (1 + (j+1)/k)
+// (with 4: from 1, 1.25, 1.5, 1.75 x 2^m); the model evaluates the class's first count, so a
+// power of two is always evaluated at itself. Counts below 2k, and every count when k = 0, are
+// classes of their own. All ranks compute the same class (integer arithmetic).
 struct SizeClass {
   std::size_t first = 0;  // the count the model evaluates
   std::size_t next = 1;   // the first count of the next class
@@ -202,6 +203,8 @@ SizeClass size_class(std::size_t count, int per_octave);
 // `shape` with its count replaced by the first count of its size class (the configuration's
 // model_size_classes): the shape the model evaluates for `shape`.
 CallShape model_shape(const CallShape &shape, const Config &cfg);
+// Whether the candidate (chosen for some count of `shape`'s size class) can serve `shape` itself.
+bool serves(const Candidate &c, const CallShape &shape, const Config &cfg);
 // The cost model's choice for `shape`, the same on every rank: the fastest candidate at its size
 // class's first count, if that candidate can serve `shape` itself, else the fastest at `shape`'s
 // count (Candidate::count says which). Empty when no algorithm of pcoll can serve it.
