@@ -50,6 +50,15 @@ def copy(src, dst, P, filter_old):
         w.writerows(kept)
     return len(rows) - len(kept)
 
+def copy_cells(run, out, filter_old):
+    """A run's cells/*.csv under their own names; the rows dropped."""
+    dropped = 0
+    for src in sorted(glob.glob(os.path.join("results", run, "cells", "*.csv"))):
+        m = re.search(r"(?:auto|fig11)-[a-z]+-P(\d+)-", os.path.basename(src))
+        if m:
+            dropped += copy(src, os.path.join(out, os.path.basename(src)), int(m.group(1)), filter_old)
+    return dropped
+
 def main():
     out = os.path.join(sys.argv[1], "cells")
     keep = "--keep-folded" in sys.argv[2:]
@@ -57,10 +66,7 @@ def main():
     dropped = 0
     for run in RUNS:
         d = os.path.join("results", run)
-        for src in sorted(glob.glob(os.path.join(d, "cells", "*.csv"))):
-            m = re.search(r"(?:auto|fig11)-[a-z]+-P(\d+)-", os.path.basename(src))
-            if m:
-                dropped += copy(src, os.path.join(out, os.path.basename(src)), int(m.group(1)), not keep)
+        dropped += copy_cells(run, out, not keep)
         for src in sorted(glob.glob(os.path.join(d, "*.csv"))):  # loose CSVs: rx-PLAT-PP, PLAT-PP
             m = re.fullmatch(r"(rx-)?([a-z]+)-P(\d+)(-S\d+)?\.csv", os.path.basename(src))
             if m and m.group(2) in ("polaris", "fugaku", "aurora"):
@@ -68,10 +74,7 @@ def main():
                 dst = os.path.join(out, f"auto-{m.group(2)}-P{m.group(3)}-{tag}{m.group(4) or ''}.csv")
                 dropped += copy(src, dst, int(m.group(3)), not keep)
     for run in LATER:
-        for src in sorted(glob.glob(os.path.join("results", run, "cells", "*.csv"))):
-            m = re.search(r"(?:auto|fig11)-[a-z]+-P(\d+)-", os.path.basename(src))
-            if m:
-                copy(src, os.path.join(out, os.path.basename(src)), int(m.group(1)), keep)
+        copy_cells(run, out, keep)
     for src in sorted(glob.glob(os.path.join(HERE, "*.csv"))):
         m = re.fullmatch(r"([a-z]+)-P(\d+)-(.+)\.csv", os.path.basename(src))
         if m:
