@@ -52,6 +52,10 @@ inline const std::vector<ExtraVariant> &extra_variants() {
                  "chiara_loglane",
                  {{"chiara_lane", "doubling"}, {"ranks_per_node", "2"}, {"chiara_krs", "3"}},
                  mpi});
+    // Swing per torus dimension: 2 (sides 2^ceil, 2^floor: square or 2:1), 3 (more dimensions
+    // than steps at P' < 8: sides of one rank).
+    v.push_back({"allreduce", "swing", {{"swing_dims", "2"}}, both});
+    v.push_back({"allreduce", "swing", {{"swing_dims", "3"}}, symbolic});
     // recexch and recexch_rsag radices: 2 (recursive doubling's steps with a fold to the power of two below),
     // 3 (odd; mixed radices 3 and 2: P = 6, 12 unfolded, 7 folded), 5, 64 (>= every P of the
     // plan matrix: one step of P-1 messages); and MPICH's power-of-k group with its larger fold.

@@ -22,15 +22,24 @@
 // identical bits. Contributions meet out of rank order: commutative ops only.
 //
 // Fewer elements than P' blocks: recursive doubling's plan, as Rabenseifner does here.
+// The paper's per-dimension version for multi-dimensional tori: swing_dims = D > 1 views the P'
+// new ranks as a D-dimensional torus (patterns/swing.hpp's SwingGrid: power-of-two sides as
+// equal as they can be, the first dimension varying fastest) and takes the dimensions in turn,
+// each step Swing's distance rho(j) along one of them: every step stays in one torus ring
+// instead of spanning several as the 1-D Swing's rank distances do on a torus numbered
+// row-major. The same messages and volumes as the 1-D Swing; the peers differ. Not done: the
+// paper's multiport version (2D concurrent collectives, one per port and direction, each on a
+// part of the vector), and tori whose sides are not the equal powers of two above.
 // Left out: the latency-optimal variant (the whole vector every step). Its partial sums are not
 // nested across ranks the same way (for P' >= 8 two ranks of one step's set can hold differently
 // bracketed sums), so a floating-point sum would differ in its last bits between ranks.
-// Also left out: the paper's per-dimension version for multi-dimensional tori.
 //
 // Restrictions: commutative op.
 // Cost (as Rabenseifner's, f = 1 if P is not a power of two):
 //   T = (2 log2 P' + 2f) alpha + (2 (P'-1)/P' + 2f) beta n + ((P'-1)/P' + f) gamma n.
 // Temporary: n bytes.
+#include <string>
+
 #include "../../registry.hpp"
 #include "../patterns/fold.hpp"
 #include "../patterns/swing.hpp"
@@ -52,9 +61,10 @@ Plan build(const PlanRequest &req) {
   plan.tmp_elems = n;
   const Range work = out_range(0, n), scratch = tmp_range(0, n);
   f.fold(plan, req.rank, work, scratch, fold_ph);
+  const int dims = static_cast<int>(req.param("swing_dims"));
   f.run(plan, req.rank, rs, [&](Plan &pl, int nr) {
-    swing_reduce_scatter(pl, f, nr, work, scratch, rs);
-    swing_allgather(pl, f, nr, work, ag);
+    swing_reduce_scatter(pl, f, nr, work, scratch, rs, {}, dims);
+    swing_allgather(pl, f, nr, work, ag, {}, dims);
   });
   f.unfold(plan, req.rank, work, unfold_ph);
   return plan;
@@ -78,6 +88,21 @@ const AlgorithmInfo &swing_allreduce_info() {
         "P; count < P': recursive doubling";
     a.source = "De Sensi et al., Swing: Short-cutting Rings for Higher Bandwidth Allreduce (NSDI 2024)";
     a.restrictions.needs_commutative = true;
+    a.params = {ParamSpec::integer("swing_dims", "1")
+                    .range(1, 16)
+                    .about("allreduce swing: the torus dimensions of the Swing paper's "
+                           "per-dimension version: the P' ranks (P' = the power of two <= P) "
+                           "as a torus of that many dimensions, sides powers of two as equal as "
+                           "they can be (the first the larger: 512, 3 = 8x8x8), rank = c0 + "
+                           "d0 (c1 + d1 c2 ...), the steps taking the dimensions in turn; "
+                           "1 = the 1-D Swing on a ring of P' ranks")};
+    a.explain = [](const PlanRequest &req) {
+      const int dims = static_cast<int>(req.param("swing_dims"));
+      const PowerOfTwoFold f(req.size);
+      return (dims == 1 ? "ring of " + std::to_string(f.pof2) + " new ranks"
+                        : "torus of new ranks " + SwingGrid(f.pof2, dims).shape()) +
+             (f.pof2 < req.size ? " (" + std::to_string(req.size - f.pof2) + " ranks folded)" : "");
+    };
     a.build = build;
     a.model = [](const PlanRequest &req, const CostParams &c) {
       return rabenseifner_allreduce_info().model(req, c);
