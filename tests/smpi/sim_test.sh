@@ -4,7 +4,8 @@
 # MODE:
 #   verify       collbench runs every algorithm of every collective it knows (collbench --list)
 #                at P = 16 on tests/smpi/small.xml (4 hosts x 4 cores), odd counts, each result
-#                checked exactly (collbench exits 1 on any wrong result)
+#                checked exactly (collbench exits 1 on any wrong result), and the parameter
+#                variants that change a schedule's peers (Swing per torus dimension)
 #   determinism  the same simulation twice gives identical simulated times, bit for bit
 #   kmeans       the k-means app at P = 16 with vendor, chiara and rabenseifner: identical
 #                clustering (digest) and the injected compute time is charged
@@ -27,6 +28,12 @@ run() {
         --cfg=smpi/coll-selector:mpich --cfg=smpi/privatization:1 --log=root.thres:warning "$@"
 }
 bench="${smpi_build}/apps/collbench/collbench"
+# True when a collbench CSV has a row whose `wrong` column (found by name) is not 0, or no such
+# column.
+wrong_rows() {
+    awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "wrong") w = i; if (!w) {bad = 1; exit}; next}
+             $w != 0 {bad = 1} END {exit !bad}' "$1"
+}
 case "${mode}" in
     verify)
         run "${bench}" --list >collectives.txt
@@ -41,11 +48,18 @@ case "${mode}" in
             n_algos=$(($(grep "^${coll} " collectives.txt | wc -w) - 1))
             [[ ${n} -eq $((4 * n_algos)) ]] || { echo "FAIL: ${n} rows for ${coll}, expected 4 sizes x ${n_algos} algorithms"; exit 1; }
             # the `wrong` column by name (later columns, e.g. vs_vendor_lo, follow it)
-            if awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "wrong") w = i; if (!w) {bad = 1; exit}; next}
-                        $w != 0 {bad = 1} END {exit !bad}' "verify-${coll}.csv"; then
+            if wrong_rows "verify-${coll}.csv"; then
                 echo "FAIL: a wrong or unverified row (or no 'wrong' column)"; exit 1
             fi
-        done ;;
+        done
+        # parameter variants that change a schedule's peers (Swing per torus dimension: 4x4, 4x2x2)
+        run "${bench}" --coll allreduce --algos swing:swing_dims=2,swing:swing_dims=3 \
+            --per-rank-segment 1,7,64,1000 --trials 2 --warmup 1 --no-overhead -q --csv verify-variants.csv
+        n=$(($(wc -l <verify-variants.csv) - 1))
+        echo "allreduce variants: ${n} rows verified"
+        [[ ${n} -eq 8 ]] || { echo "FAIL: ${n} rows for the variants, expected 8"; exit 1; }
+        if wrong_rows verify-variants.csv; then echo "FAIL: a wrong or unverified variant row"; exit 1; fi
+        ;;
     calibrate)
         "${root}/scripts/pcoll-calibrate.sh" --smpi "${root}/inputs/platforms/polaris.xml" --ranks 512 \
             --build "${smpi_build}" --out polaris-512.toml
