@@ -27,9 +27,12 @@
 // equal as they can be, the first dimension varying fastest) and takes the dimensions in turn,
 // each step Swing's distance rho(j) along one of them: every step stays in one torus ring
 // instead of spanning several as the 1-D Swing's rank distances do on a torus numbered
-// row-major. The same messages and volumes as the 1-D Swing; the peers differ. Not done: the
-// paper's multiport version (2D concurrent collectives, one per port and direction, each on a
-// part of the vector), and tori whose sides are not the equal powers of two above.
+// row-major. The same messages and volumes as the 1-D Swing; the peers differ. `auto` does not
+// try it (no tunings): the grid is one of ranks, and whether a job's ranks form that torus (one
+// rank per node, nodes numbered so) is a fact of the job's layout the machine description does
+// not hold; set it where they do. Not done: the paper's multiport version (2D concurrent
+// collectives, one per port and direction, each on a part of the vector), and tori whose sides
+// are not the equal powers of two above.
 // Left out: the latency-optimal variant (the whole vector every step). Its partial sums are not
 // nested across ranks the same way (for P' >= 8 two ranks of one step's set can hold differently
 // bracketed sums), so a floating-point sum would differ in its last bits between ranks.
