@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <memory>
-#include <string>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -21,21 +21,20 @@ namespace {
 // sets), so every set a step sends is one contiguous range.
 std::vector<std::vector<int>> block_tree(const SwingGrid &g, int L) {
   const int q = g.q;
-  auto peer = [&g](int x, int t, int) { return g.peer(x, t); };
   std::vector<std::vector<int>> lo(static_cast<std::size_t>(L) + 1, std::vector<int>(q));
   for (int x = 0; x < q; ++x) lo[static_cast<std::size_t>(L)][static_cast<std::size_t>(x)] = x;
   for (int t = L - 1; t >= 0; --t)
     for (int x = 0; x < q; ++x)
       lo[static_cast<std::size_t>(t)][static_cast<std::size_t>(x)] =
           std::min(lo[static_cast<std::size_t>(t) + 1][static_cast<std::size_t>(x)],
-                   lo[static_cast<std::size_t>(t) + 1][static_cast<std::size_t>(peer(x, t, q))]);
+                   lo[static_cast<std::size_t>(t) + 1][static_cast<std::size_t>(g.peer(x, t))]);
   // Top-down: a set at level t starting at position p puts the child with the smaller least
   // rank at p, the other at p + 2^(L-t-1).
   std::vector<std::vector<int>> start(static_cast<std::size_t>(L) + 1, std::vector<int>(q, 0));
   for (int t = 0; t < L; ++t)
     for (int x = 0; x < q; ++x) {
       const auto T = static_cast<std::size_t>(t);
-      const int y = peer(x, t, q);
+      const int y = g.peer(x, t);
       const bool first = lo[T + 1][static_cast<std::size_t>(x)] < lo[T + 1][static_cast<std::size_t>(y)];
       start[T + 1][static_cast<std::size_t>(x)] =
           start[T][static_cast<std::size_t>(x)] + (first ? 0 : 1 << (L - t - 1));
@@ -46,10 +45,10 @@ std::vector<std::vector<int>> block_tree(const SwingGrid &g, int L) {
 // The tree depends on Q and the grid's dimensions alone and costs O(Q log Q); every rank of a
 // call needs it, and the cost model builds every rank's plan (P plans: O(P^2 log P) without
 // this), so the last few trees are kept, read-only, behind a lock.
-std::shared_ptr<const std::vector<std::vector<int>>> shared_block_tree(int q, int L, int dims) {
+using BlockTree = std::shared_ptr<const std::vector<std::vector<int>>>;
+BlockTree shared_block_tree(int q, int L, int dims) {
   static std::mutex lock;
-  static std::vector<std::pair<std::pair<int, int>, std::shared_ptr<const std::vector<std::vector<int>>>>>
-      kept;
+  static std::vector<std::pair<std::pair<int, int>, BlockTree>> kept;  // (q, dims) -> tree
   const std::lock_guard<std::mutex> hold(lock);
   for (const auto &[k, tree] : kept)
     if (k == std::make_pair(q, dims)) return tree;
@@ -61,7 +60,7 @@ std::shared_ptr<const std::vector<std::vector<int>>> shared_block_tree(int q, in
 
 // Element range of R(x, t) in `work`: 2^(L-t) blocks from position start[t][x].
 struct SwingBlocks {
-  std::shared_ptr<const std::vector<std::vector<int>>> start;
+  BlockTree start;
   int L;
   BlockSplit blocks;
   Range work;
