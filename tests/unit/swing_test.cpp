@@ -96,14 +96,15 @@ TEST_CASE("swing: the per-dimension version's torus and its peers", "[swing]") {
   CHECK(std::vector<int>{g.peer(5, 0), g.peer(5, 1), g.peer(5, 2), g.peer(5, 3)} ==
         std::vector<int>{4, 1, 6, 9});
   for (int q : {1, 2, 8, 64, 1024})
-    for (int dims : {1, 2, 3, 5})
+    for (int dims : {1, 2, 3, 5}) {
+      const SwingGrid h(q, dims);
       for (int x = 0; x < q; ++x)
-        for (int s = 0; s < static_cast<int>(SwingGrid(q, dims).steps.size()); ++s) {
-          const SwingGrid h(q, dims);
+        for (int s = 0; s < static_cast<int>(h.steps.size()); ++s) {
           INFO("q=" << q << " dims=" << dims << " x=" << x << " step " << s);
           CHECK(h.peer(h.peer(x, s), s) == x);  // partners pair up
           CHECK(h.peer(x, s) != x);
         }
+    }
 }
 
 TEST_CASE("swing: per dimension, fewer element-hops on the torus than the 1-D Swing", "[swing]") {
@@ -113,12 +114,7 @@ TEST_CASE("swing: per dimension, fewer element-hops on the torus than the 1-D Sw
   for (const auto &[P, dims] : std::vector<std::pair<int, int>>{
            {64, 2}, {256, 2}, {512, 3}, {1024, 2}}) {
     const std::size_t n = 16 * std::size_t(P);
-    const std::vector<int> sides = [&] {
-      std::vector<int> v;
-      const SwingGrid g(P, dims);
-      for (int d : g.sides) v.push_back(d);
-      return v;
-    }();
+    const std::vector<int> sides = SwingGrid(P, dims).sides;
     const auto grid = plans_of("swing", P, n, dims), flat = plans_of("swing", P, n),
                rb = plans_of("rabenseifner", P, n);
     double far_grid = 0, far_flat = 0, far_rb = 0;
