@@ -1,7 +1,8 @@
 #!/bin/bash
 # Swing against the earlier schedules on tori of one-rank nodes (the Swing paper's setting),
-# simulated in SMPI with the settings of scripts/simulate.sh's cells (the mpich selector's
-# barrier before every timed call). From the repository root:
+# simulated in SMPI by the one-cell runner of results/2026-12-03-simulation-recexch-rsag (the
+# settings of scripts/simulate.sh's cells: the mpich selector's barrier before every timed
+# call). From the repository root:
 #   results/2026-12-05-simulation-torus-swing/run.sh [BUILD]   (an SMPI tree, build-smpi)
 #   S=1,8,64,512 results/2026-12-05-simulation-torus-swing/run.sh   (the P = 1024 launch here)
 # One launch per (torus, P); a launch whose CSV exists is skipped.
@@ -12,21 +13,12 @@ build=${1:-build-smpi}
 algos=vendor,swing,rabenseifner,recursive_doubling,ring,recexch_rsag,bine
 S=${S:-1,8,64,512,4096}  # S=1,8,64,512 for P = 1024 (the kernel stopped S = 4096 there: out of memory)
 launch() {  # TORUS P DIMS (Swing per dimension: the torus's own dimensions at that P)
-  local xml="${here}/$1.xml" out="${here}/$1-P$2.csv" hf
+  local out="${here}/$1-P$2.csv"
   [[ -s "${out}" ]] && return 0
-  hf="$(mktemp)"
-  "${root}/scripts/lib/sim_hostfile.sh" "${xml}" "$2" >"${hf}"
   echo "$(date -u +%H:%M:%S) start $1 P=$2"
-  env PCOLL_SIM_SHARED_BYTES=1m PCOLL_FALLBACK=error OMP_NUM_THREADS=1 OMP_PROC_BIND=false \
-   smpirun -np "$2" -platform "${xml}" -hostfile "${hf}" \
-    --cfg=smpi/simulate-computation:no --cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1 \
-    --cfg=smpi/coll-selector:mpich --cfg=smpi/privatization:1 --log=root.thres:warning \
-    --cfg=smpi/shared-malloc-blocksize:67108864 \
-    "${root}/${build}/apps/collbench/collbench" --algos "${algos},swing:swing_dims=$3" \
-    --per-rank-segment "${S}" \
-    --trials 1 --warmup 0 --no-overhead -q --csv "${out}.part" >"${out}.log" 2>&1 \
+  "${root}/results/2026-12-03-simulation-recexch-rsag/run.sh" "${here}/$1.xml" "$2" "${S}" \
+    "${algos},swing:swing_dims=$3" "${out}.part" "${build}" >"${out}.log" 2>&1 \
     && mv "${out}.part" "${out}" && rm -f "${out}.log"
-  rm -f "${hf}"
   echo "$(date -u +%H:%M:%S) $([[ -s ${out} ]] && echo done || echo FAILED) $1 P=$2"
 }
 launch torus-8x8x8 64 2     # one 8 x 8 plane
