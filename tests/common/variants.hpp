@@ -56,6 +56,11 @@ inline const std::vector<ExtraVariant> &extra_variants() {
     // than steps at P' < 8: sides of one rank).
     v.push_back({"allreduce", "swing", {{"swing_dims", "2"}}, both});
     v.push_back({"allreduce", "swing", {{"swing_dims", "3"}}, symbolic});
+    // The multiport version: 2 parts both ways round the ring, 4 on the 2-D torus (fewer where
+    // the count is short), 6 on the 3-D one.
+    for (const char *dims : {"1", "2", "3"})
+      v.push_back({"allreduce", "swing", {{"swing_dims", dims}, {"swing_multiport", "1"}},
+                   std::string(dims) == "2" ? both : symbolic});
     // recexch and recexch_rsag radices: 2 (recursive doubling's steps with a fold to the power of two below),
     // 3 (odd; mixed radices 3 and 2: P = 6, 12 unfolded, 7 folded), 5, 64 (>= every P of the
     // plan matrix: one step of P-1 messages); and MPICH's power-of-k group with its larger fold.

@@ -5,7 +5,7 @@
 #   verify       collbench runs every algorithm of every collective it knows (collbench --list)
 #                at P = 16 on tests/smpi/small.xml (4 hosts x 4 cores), odd counts, each result
 #                checked exactly (collbench exits 1 on any wrong result), and the parameter
-#                variants that change a schedule's peers (Swing per torus dimension)
+#                variants that change a schedule's peers (Swing per torus dimension, multiport)
 #   determinism  the same simulation twice gives identical simulated times, bit for bit
 #   kmeans       the k-means app at P = 16 with vendor, chiara and rabenseifner: identical
 #                clustering (digest) and the injected compute time is charged
@@ -52,12 +52,14 @@ case "${mode}" in
                 echo "FAIL: a wrong or unverified row (or no 'wrong' column)"; exit 1
             fi
         done
-        # parameter variants that change a schedule's peers (Swing per torus dimension: 4x4, 4x2x2)
-        run "${bench}" --coll allreduce --algos swing:swing_dims=2,swing:swing_dims=3 \
+        # parameter variants that change a schedule's peers (Swing per torus dimension: 4x4, 4x2x2;
+        # multiport: 4 parts at once on the 4x4, fewer at S = 1)
+        run "${bench}" --coll allreduce \
+            --algos swing:swing_dims=2,swing:swing_dims=3,swing:swing_dims=2:swing_multiport=1 \
             --per-rank-segment 1,7,64,1000 --trials 2 --warmup 1 --no-overhead -q --csv verify-variants.csv
         n=$(($(wc -l <verify-variants.csv) - 1))
         echo "allreduce variants: ${n} rows verified"
-        [[ ${n} -eq 8 ]] || { echo "FAIL: ${n} rows for the variants, expected 8"; exit 1; }
+        [[ ${n} -eq 12 ]] || { echo "FAIL: ${n} rows for the variants, expected 12"; exit 1; }
         if wrong_rows verify-variants.csv; then echo "FAIL: a wrong or unverified variant row"; exit 1; fi
         ;;
     calibrate)

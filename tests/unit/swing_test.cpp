@@ -4,6 +4,7 @@
 // per-dimension version's nearer on a torus than the 1-D Swing's.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -23,12 +24,14 @@ std::string check_variant(Collective coll, const std::string &algo_name,
 
 namespace {
 
-std::vector<Plan> plans_of(const char *name, int P, std::size_t count, int dims = 1) {
+std::vector<Plan> plans_of(const char *name, int P, std::size_t count, int dims = 1,
+                           bool multiport = false) {
   const AlgorithmInfo *a = find_algorithm(Collective::allreduce, name);
   REQUIRE(a != nullptr);
   const CallShape shape = CallShape::in_units(Collective::allreduce, P, count, 8);
   const Config config =
-      with_overrides(load_config(), {{param_index("swing_dims"), std::to_string(dims)}});
+      with_overrides(load_config(), {{param_index("swing_dims"), std::to_string(dims)},
+                                     {param_index("swing_multiport"), multiport ? "1" : "0"}});
   return build_all(*a, plan_request(*a, config, 0, shape));
 }
 
@@ -78,6 +81,19 @@ TEST_CASE("swing: every plan correct at large P", "[plan][swing]") {
                               0) == "");
       }
     }
+  // Multiport: 2 D parts need 2 D P' elements; 7 P + 3 gives each dims all its parts (fewer
+  // parts, at short counts, are in the plan matrix's counts).
+  for (int P : {256, 1000, 1024, 2304})
+    for (std::size_t count : {7 * std::size_t(P) + 3}) {
+      if (!mine()) continue;
+      for (const char *dims : {"1", "2", "3"}) {
+        if (P == 2304 && dims[0] == '3') continue;
+        INFO("P=" << P << " count=" << count << " swing_dims=" << dims << " multiport");
+        REQUIRE(check_variant(Collective::allreduce, "swing",
+                              {{"swing_dims", dims}, {"swing_multiport", "1"}}, P, count, 8,
+                              0) == "");
+      }
+    }
 }
 
 TEST_CASE("swing: the per-dimension version's torus and its peers", "[swing]") {
@@ -105,6 +121,64 @@ TEST_CASE("swing: the per-dimension version's torus and its peers", "[swing]") {
           CHECK(h.peer(x, s) != x);
         }
     }
+}
+
+TEST_CASE("swing: the multiport version's parts leave a node on different links", "[swing]") {
+  // Mirrored grids: partners still pair up, and the peer is the plain peer of -x, negated.
+  for (int q : {2, 8, 64, 1024})
+    for (int dims : {1, 2, 3})
+      for (int first = 0; first < dims; ++first) {
+        const SwingGrid plain(q, dims, first), mirror(q, dims, first, true);
+        REQUIRE(plain.steps == mirror.steps);
+        for (int x = 0; x < q; ++x)
+          for (int s = 0; s < static_cast<int>(plain.steps.size()); ++s) {
+            INFO("q=" << q << " dims=" << dims << " first=" << first << " x=" << x << " step " << s);
+            CHECK(mirror.peer(mirror.peer(x, s), s) == x);
+            // -x on the torus: each coordinate negated mod its side.
+            auto neg = [&](int y) {
+              int out = 0, stride = 1;
+              for (int d : plain.sides) out += (d - y / stride % d) % d * stride, stride *= d;
+              return out;
+            };
+            CHECK(mirror.peer(x, s) == neg(plain.peer(neg(x), s)));
+          }
+      }
+  // On an 8 x 8 x 8 torus each step sends the 6 parts along 6 different (dimension, direction)
+  // pairs: the parts' first dimensions rotate, the mirrored ones go the other way.
+  const std::vector<int> sides{8, 8, 8};
+  for (int x : {0, 1, 9, 73, 511})
+    for (int s = 0; s < 9; ++s) {
+      std::vector<std::pair<int, int>> used;  // (dimension, +1 / -1)
+      for (int c = 0; c < 6; ++c) {
+        const SwingGrid g(512, 3, c / 2, c % 2 == 1);
+        const int y = g.peer(x, s);
+        int a = x, b = y, stride = 1, dim = -1, dir = 0;
+        for (int i = 0; i < 3; ++i, stride *= 8) {
+          const int delta = (b / stride % 8 - a / stride % 8 + 8) % 8;
+          if (delta == 0) continue;
+          CHECK(dim == -1);  // one dimension per step
+          dim = i, dir = delta < 4 ? 1 : -1;
+        }
+        used.emplace_back(dim, dir);
+      }
+      std::sort(used.begin(), used.end());
+      INFO("x=" << x << " step " << s);
+      CHECK(std::adjacent_find(used.begin(), used.end()) == used.end());
+    }
+  // The same elements per rank as one part, split in 2 D parts (fewer when the count is short).
+  for (const auto &[P, dims] : std::vector<std::pair<int, int>>{{16, 1}, {64, 2}, {512, 3}}) {
+    const std::size_t n = 24 * std::size_t(P);
+    const auto one = plans_of("swing", P, n, dims), multi = plans_of("swing", P, n, dims, true);
+    for (int r = 0; r < P; ++r) {
+      const auto R = static_cast<std::size_t>(r);
+      INFO("P=" << P << " dims=" << dims << " rank " << r);
+      CHECK(sent(multi[R], r, P).first == sent(one[R], r, P).first);
+      REQUIRE(multi[R].rounds.size() == one[R].rounds.size());
+      for (const Round &rd : multi[R].rounds) CHECK(rd.sends.size() == std::size_t(2 * dims));
+    }
+    const auto short_count = plans_of("swing", P, 3 * std::size_t(P), dims, true);
+    for (const Round &rd : short_count[0].rounds) CHECK(rd.sends.size() == std::size_t(std::min(3, 2 * dims)));
+  }
 }
 
 TEST_CASE("swing: per dimension, fewer element-hops on the torus than the 1-D Swing", "[swing]") {

@@ -30,9 +30,15 @@
 // row-major. The same messages and volumes as the 1-D Swing; the peers differ. `auto` does not
 // try it (no tunings): the grid is one of ranks, and whether a job's ranks form that torus (one
 // rank per node, nodes numbered so) is a fact of the job's layout the machine description does
-// not hold; set it where they do. Not done: the paper's multiport version (2D concurrent
-// collectives, one per port and direction, each on a part of the vector), and tori whose sides
-// are not the equal powers of two above.
+// not hold; set it where they do. swing_multiport = 1 is the paper's multiport version: the
+// vector in 2D parts, each reduced by its own schedule at the same time (every round carries
+// one message of each part), part c taking the dimensions in turn from dimension c/2 and, for
+// odd c, mirrored (-rho where the plain one goes +rho): in each step a torus node's parts
+// leave on different links (each dimension, both ways) where the sides are equal, so a node
+// with one port per link drives all 2D at once. With D = 1 two parts go both ways round the
+// ring. Fewer parts where the count has fewer than P' elements per part (at least one). The
+// same bytes per rank as one part; 2D times the messages. Not done: tori whose sides are not
+// the equal powers of two above.
 // Left out: the latency-optimal variant (the whole vector every step). Its partial sums are not
 // nested across ranks the same way (for P' >= 8 two ranks of one step's set can hold differently
 // bracketed sums), so a floating-point sum would differ in its last bits between ranks.
@@ -65,9 +71,10 @@ Plan build(const PlanRequest &req) {
   const Range work = out_range(0, n), scratch = tmp_range(0, n);
   f.fold(plan, req.rank, work, scratch, fold_ph);
   const int dims = static_cast<int>(req.param("swing_dims"));
+  const int parts = swing_parts(n, f.pof2, req.param("swing_multiport") != 0 ? 2 * dims : 1);
   f.run(plan, req.rank, rs, [&](Plan &pl, int nr) {
-    swing_reduce_scatter(pl, f, nr, work, scratch, rs, {}, dims);
-    swing_allgather(pl, f, nr, work, ag, {}, dims);
+    swing_reduce_scatter(pl, f, nr, work, scratch, rs, {}, dims, parts);
+    swing_allgather(pl, f, nr, work, ag, {}, dims, parts);
   });
   f.unfold(plan, req.rank, work, unfold_ph);
   return plan;
@@ -98,12 +105,22 @@ const AlgorithmInfo &swing_allreduce_info() {
                            "as a torus of that many dimensions, sides powers of two as equal as "
                            "they can be (the first the larger: 512, 3 = 8x8x8), rank = c0 + "
                            "d0 (c1 + d1 c2 ...), the steps taking the dimensions in turn; "
-                           "1 = the 1-D Swing on a ring of P' ranks")};
+                           "1 = the 1-D Swing on a ring of P' ranks"),
+                ParamSpec::integer("swing_multiport", "0")
+                    .range(0, 1)
+                    .about("allreduce swing: 1 = the Swing paper's multiport version: the "
+                           "vector in 2 x swing_dims parts reduced at once, part c starting "
+                           "on dimension c/2, the odd parts mirrored (-rho for +rho), so each "
+                           "step's parts leave a torus node on different links; fewer parts "
+                           "where a part would have fewer than P' elements")};
     a.explain = [](const PlanRequest &req) {
       const int dims = static_cast<int>(req.param("swing_dims"));
       const PowerOfTwoFold f(req.size);
+      const int parts =
+          swing_parts(req.count, f.pof2, req.param("swing_multiport") != 0 ? 2 * dims : 1);
       return (dims == 1 ? "ring of " + std::to_string(f.pof2) + " new ranks"
                         : "torus of new ranks " + SwingGrid(f.pof2, dims).shape()) +
+             (parts > 1 ? ", " + std::to_string(parts) + " parts at once (multiport)" : "") +
              (f.pof2 < req.size ? " (" + std::to_string(req.size - f.pof2) + " ranks folded)" : "");
     };
     a.build = build;

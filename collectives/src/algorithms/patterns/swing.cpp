@@ -42,19 +42,22 @@ std::vector<std::vector<int>> block_tree(const SwingGrid &g, int L) {
   return start;
 }
 
-// The tree depends on Q and the grid's dimensions alone and costs O(Q log Q); every rank of a
-// call needs it, and the cost model builds every rank's plan (P plans: O(P^2 log P) without
-// this), so the last few trees are kept, read-only, behind a lock.
+// The tree depends on the grid alone (Q, its dimensions, the first one, the mirror) and costs
+// O(Q log Q); every rank of a call needs it, and the cost model builds every rank's plan (P
+// plans: O(P^2 log P) without this), so the last trees are kept, read-only, behind a lock
+// (enough for the 2 dims grids of a multiport call).
 using BlockTree = std::shared_ptr<const std::vector<std::vector<int>>>;
-BlockTree shared_block_tree(int q, int L, int dims) {
+BlockTree shared_block_tree(const SwingGrid &g, int L) {
   static std::mutex lock;
-  static std::vector<std::pair<std::pair<int, int>, BlockTree>> kept;  // (q, dims) -> tree
+  using Key = std::pair<std::pair<int, int>, std::pair<int, bool>>;  // q, dims, first, mirrored
+  static std::vector<std::pair<Key, BlockTree>> kept;
+  const Key key{{g.q, static_cast<int>(g.sides.size())}, {g.first, g.mirrored}};
   const std::lock_guard<std::mutex> hold(lock);
   for (const auto &[k, tree] : kept)
-    if (k == std::make_pair(q, dims)) return tree;
-  auto tree = std::make_shared<const std::vector<std::vector<int>>>(block_tree(SwingGrid(q, dims), L));
-  if (kept.size() >= 4) kept.erase(kept.begin());
-  kept.emplace_back(std::make_pair(q, dims), tree);
+    if (k == key) return tree;
+  auto tree = std::make_shared<const std::vector<std::vector<int>>>(block_tree(g, L));
+  if (kept.size() >= 40) kept.erase(kept.begin());
+  kept.emplace_back(key, tree);
   return tree;
 }
 
@@ -64,8 +67,8 @@ struct SwingBlocks {
   int L;
   BlockSplit blocks;
   Range work;
-  SwingBlocks(const PowerOfTwoFold &f, Range w, int dims)
-      : start(shared_block_tree(f.pof2, f.log2_pof2(), dims)),
+  SwingBlocks(const PowerOfTwoFold &f, const SwingGrid &g, Range w)
+      : start(shared_block_tree(g, f.log2_pof2())),
         L(f.log2_pof2()),
         blocks{w.len, static_cast<std::size_t>(f.pof2)},
         work(w) {}
@@ -76,27 +79,59 @@ struct SwingBlocks {
   }
 };
 
+// One part of the multiport version: its grid, the blocks of its range of `work`, and that
+// range of `scratch`.
+struct SwingPart {
+  SwingGrid g;
+  SwingBlocks b;
+  Range scratch;
+};
+std::vector<SwingPart> parts_of(const PowerOfTwoFold &f, Range work, Range scratch, int dims,
+                                int parts) {
+  std::vector<SwingPart> out;
+  const BlockSplit split{work.len, static_cast<std::size_t>(parts)};
+  for (int c = 0; c < parts; ++c) {
+    const auto C = static_cast<std::size_t>(c);
+    const Range w = sub(work, split.offset(C), split.length(C));
+    SwingGrid g(f.pof2, dims, c / 2 % dims, c % 2 == 1);
+    SwingBlocks b(f, g, w);
+    out.push_back({std::move(g), std::move(b), sub(scratch, w.off - work.off, w.len)});
+  }
+  return out;
+}
+
 // New rank v of the tree rooted at `root` is new rank (v + root) mod q; and back.
 int shift(int v, int root, int q) { return (v + root) % q; }
 
 }  // namespace
 
-SwingGrid::SwingGrid(int q_, int dims) : q(q_) {
+SwingGrid::SwingGrid(int q_, int dims, int first_, bool mirrored_)
+    : q(q_), first(first_), mirrored(mirrored_) {
   int L = 0;
   while ((1 << L) < q) ++L;
   for (int i = 0; i < dims; ++i) sides.push_back(1 << (L / dims + (i < L % dims ? 1 : 0)));
   for (int j = 0; static_cast<int>(steps.size()) < L; ++j)
-    for (int i = 0; i < dims; ++i)
+    for (int k = 0; k < dims; ++k) {
+      const int i = (first + k) % dims;
       if ((1 << j) < sides[static_cast<std::size_t>(i)]) steps.emplace_back(i, j);
+    }
 }
 
 int SwingGrid::peer(int x, int s) const {
-  if (sides.size() == 1) return bine::peer(x, s, q);
+  if (sides.size() == 1 && !mirrored) return bine::peer(x, s, q);
   const auto [dim, j] = steps[static_cast<std::size_t>(s)];
   int stride = 1;
   for (int i = 0; i < dim; ++i) stride *= sides[static_cast<std::size_t>(i)];
   const int d = sides[static_cast<std::size_t>(dim)], c = x / stride % d;
-  return x + (bine::peer(c, j, d) - c) * stride;
+  // Mirrored: the peer of -c, negated (d is a power of two: c and -c have the same parity).
+  const int p = mirrored ? (d - bine::peer((d - c) % d, j, d)) % d : bine::peer(c, j, d);
+  return x + (p - c) * stride;
+}
+
+int swing_parts(std::size_t len, int q, int parts) {
+  const auto most = static_cast<int>(std::min<std::size_t>(len / static_cast<std::size_t>(q),
+                                                           static_cast<std::size_t>(parts)));
+  return std::max(most, 1);
 }
 
 std::string SwingGrid::shape() const {
@@ -106,29 +141,31 @@ std::string SwingGrid::shape() const {
 }
 
 void swing_reduce_scatter(Plan &plan, const PowerOfTwoFold &f, int nr, Range work, Range scratch,
-                          int phase, RankMap map, int dims) {
-  const SwingBlocks b(f, work, dims);
-  const SwingGrid g(f.pof2, dims);
-  for (int s = 0; s < b.L; ++s) {
-    const int pr = g.peer(nr, s), partner = map(f.real_rank(pr));
-    const Range send = b.of(pr, s + 1), keep = b.of(nr, s + 1);
-    const Range in = sub(scratch, keep.off - work.off, keep.len);
+                          int phase, RankMap map, int dims, int parts) {
+  const std::vector<SwingPart> ps = parts_of(f, work, scratch, dims, parts);
+  for (int s = 0; s < f.log2_pof2(); ++s) {
     Round &r = plan.new_round(phase);
-    add_send(r, partner, send);
-    const int rv = add_recv(r, partner, in);
-    add_reduce(r, in, keep, /*src_is_left=*/pr < nr, rv);
+    for (const SwingPart &p : ps) {
+      const int pr = p.g.peer(nr, s), partner = map(f.real_rank(pr));
+      const Range send = p.b.of(pr, s + 1), keep = p.b.of(nr, s + 1);
+      const Range in = sub(p.scratch, keep.off - p.b.work.off, keep.len);
+      add_send(r, partner, send);
+      const int rv = add_recv(r, partner, in);
+      add_reduce(r, in, keep, /*src_is_left=*/pr < nr, rv);
+    }
   }
 }
 
 void swing_allgather(Plan &plan, const PowerOfTwoFold &f, int nr, Range work, int phase,
-                     RankMap map, int dims) {
-  const SwingBlocks b(f, work, dims);
-  const SwingGrid g(f.pof2, dims);
-  for (int s = b.L - 1; s >= 0; --s) {
-    const int pr = g.peer(nr, s), partner = map(f.real_rank(pr));
+                     RankMap map, int dims, int parts) {
+  const std::vector<SwingPart> ps = parts_of(f, work, work, dims, parts);
+  for (int s = f.log2_pof2() - 1; s >= 0; --s) {
     Round &r = plan.new_round(phase);
-    add_send(r, partner, b.of(nr, s + 1));
-    add_recv(r, partner, b.of(pr, s + 1));
+    for (const SwingPart &p : ps) {
+      const int pr = p.g.peer(nr, s), partner = map(f.real_rank(pr));
+      add_send(r, partner, p.b.of(nr, s + 1));
+      add_recv(r, partner, p.b.of(pr, s + 1));
+    }
   }
 }
 
