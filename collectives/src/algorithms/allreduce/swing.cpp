@@ -37,8 +37,10 @@
 // leave on different links (each dimension, both ways) where the sides are equal, so a node
 // with one port per link drives all 2D at once. With D = 1 two parts go both ways round the
 // ring. Fewer parts where the count has fewer than P' elements per part (at least one). The
-// same bytes per rank as one part; 2D times the messages. Not done: tori whose sides are not
-// the equal powers of two above.
+// same bytes per rank as one part; 2D times the messages. `auto` does not try it either: it
+// pays where a node has a port per torus link and one rank, again a fact of the job's layout
+// (on pcoll's platforms, many ranks per node share one NIC). Not done: tori whose sides are
+// not the equal powers of two above.
 // Left out: the latency-optimal variant (the whole vector every step). Its partial sums are not
 // nested across ranks the same way (for P' >= 8 two ranks of one step's set can hold differently
 // bracketed sums), so a floating-point sum would differ in its last bits between ranks.
