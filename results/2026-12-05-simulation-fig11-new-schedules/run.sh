@@ -7,11 +7,11 @@
 # BUILD: an SMPI tree (scripts/build-smpi.sh build-smpi collbench); JOBS: launches at once (2).
 # A launch whose CSV exists is skipped, so a stopped run resumes. The lane variants run at the
 # default batch (the paper's rule: b = 16 at P = 512, 32 at 1024 and 2048 on both platforms).
-# The last launch is SMPI's ompi selector's own cell at Fugaku-like P = 2048, S = 4096, which the
-# earlier P = 2048 run had not reached. recexch (the whole vector per step) is not simulated at
-# P = 2048: with the lanes beside it, one launch per platform ran 49 and 76 min without ending
-# (at S = 4096 each rank sends up to 3 whole 64 MiB vectors in each of 6 steps), and from
-# S = 64 it is 6-100x slower than the fastest schedule at every smaller P.
+# SMPI's ompi selector's own cell at Fugaku-like P = 2048, S = 4096 had not been reached by the
+# earlier P = 2048 run. recexch (the whole vector per step) at P = 2048 runs S = 1..512 and
+# S = 4096 as separate launches: with the lanes beside it, one launch of all five sizes per
+# platform ran 49 and 76 min without ending (at S = 4096 each rank sends 3 whole 64 MiB vectors
+# in each of 6 steps); alone, S = 1..512 take 11-13 min.
 set -uo pipefail
 root="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd -P)"
 here="${root}/results/2026-12-05-simulation-fig11-new-schedules"
@@ -41,4 +41,8 @@ polaris 2048 ${S} ${L}=bine,${L}=doubling lanes
 fugaku 2048 ${S} ${L}=doubling,${L}=halving lanes
 fugaku 2048 512,4096 recexch_rsag:recexch_radix=16 rsag16
 fugaku 2048 4096 vendor ompi-vendor ompi
+polaris 2048 1,8,64,512 recexch recexch
+fugaku 2048 1,8,64,512 recexch recexch
+polaris 2048 4096 recexch recexch4096
+fugaku 2048 4096 recexch recexch4096
 LIST
