@@ -80,7 +80,9 @@ struct SwingBlocks {
 };
 
 // One part of the multiport version: its grid, the blocks of its range of `work`, and that
-// range of `scratch`.
+// range of `scratch`. The parts are cut in units of q = f.pof2 elements (the last one takes the
+// n mod q left over), so where q divides n every part's blocks are equal and a rank sends
+// exactly 2 (q-1)/q x n in all, as with one part; elsewhere only the last part's blocks round.
 struct SwingPart {
   SwingGrid g;
   SwingBlocks b;
@@ -89,10 +91,12 @@ struct SwingPart {
 std::vector<SwingPart> parts_of(const PowerOfTwoFold &f, Range work, Range scratch, int dims,
                                 int parts) {
   std::vector<SwingPart> out;
-  const BlockSplit split{work.len, static_cast<std::size_t>(parts)};
+  const auto q = static_cast<std::size_t>(f.pof2);
+  const BlockSplit units{work.len / q, static_cast<std::size_t>(parts)};  // >= 1 unit each
   for (int c = 0; c < parts; ++c) {
     const auto C = static_cast<std::size_t>(c);
-    const Range w = sub(work, split.offset(C), split.length(C));
+    const std::size_t len = units.length(C) * q + (c == parts - 1 ? work.len % q : 0);
+    const Range w = sub(work, units.offset(C) * q, len);
     SwingGrid g(f.pof2, dims, c / 2 % dims, c % 2 == 1);
     SwingBlocks b(f, g, w);
     out.push_back({std::move(g), std::move(b), sub(scratch, w.off - work.off, w.len)});
