@@ -88,8 +88,7 @@ TEST_CASE("swing: every plan correct at large P", "[plan][swing]") {
   for (int P : {256, 1000, 1024})
     for (int dims : {1, 2, 3}) {
       if (!mine()) continue;
-      const std::size_t count =
-          2 * std::size_t(dims) * std::size_t(PowerOfTwoFold(P).pof2) + 3;
+      const std::size_t count = 2 * std::size_t(dims) * std::size_t(PowerOfTwoFold(P).pof2) + 3;
       INFO("P=" << P << " count=" << count << " swing_dims=" << dims << " multiport");
       REQUIRE(check_variant(Collective::allreduce, "swing",
                             {{"swing_dims", std::to_string(dims)}, {"swing_multiport", "1"}}, P,
@@ -133,7 +132,8 @@ TEST_CASE("swing: the multiport version's parts leave a node on different links"
         REQUIRE(plain.steps == mirror.steps);
         for (int x = 0; x < q; ++x)
           for (int s = 0; s < static_cast<int>(plain.steps.size()); ++s) {
-            INFO("q=" << q << " dims=" << dims << " first=" << first << " x=" << x << " step " << s);
+            INFO("q=" << q << " dims=" << dims << " first=" << first << " x=" << x << " step "
+                      << s);
             CHECK(mirror.peer(mirror.peer(x, s), s) == x);
             // -x on the torus: each coordinate negated mod its side.
             auto neg = [&](int y) {
@@ -146,7 +146,6 @@ TEST_CASE("swing: the multiport version's parts leave a node on different links"
       }
   // On an 8 x 8 x 8 torus each step sends the 6 parts along 6 different (dimension, direction)
   // pairs: the parts' first dimensions rotate, the mirrored ones go the other way.
-  const std::vector<int> sides{8, 8, 8};
   for (int x : {0, 1, 9, 73, 511})
     for (int s = 0; s < 9; ++s) {
       std::vector<std::pair<int, int>> used;  // (dimension, +1 / -1)
@@ -178,7 +177,8 @@ TEST_CASE("swing: the multiport version's parts leave a node on different links"
       for (const Round &rd : multi[R].rounds) CHECK(rd.sends.size() == std::size_t(2 * dims));
     }
     const auto short_count = plans_of("swing", P, 3 * std::size_t(P), dims, true);
-    for (const Round &rd : short_count[0].rounds) CHECK(rd.sends.size() == std::size_t(std::min(3, 2 * dims)));
+    for (const Round &rd : short_count[0].rounds)
+      CHECK(rd.sends.size() == std::size_t(std::min(3, 2 * dims)));
   }
 }
 

@@ -61,6 +61,14 @@ const AlgorithmInfo &recursive_doubling_allreduce_info();
 const AlgorithmInfo &rabenseifner_allreduce_info();  // the same cost
 namespace {
 
+// The parts the multiport version cuts the vector into (1 without it): 2 per torus dimension,
+// fewer where a part would have fewer than P' elements.
+int parts_of(const PlanRequest &req) {
+  const int ports =
+      req.param("swing_multiport") != 0 ? 2 * static_cast<int>(req.param("swing_dims")) : 1;
+  return swing_parts(req.count, PowerOfTwoFold(req.size).pof2, ports);
+}
+
 Plan build(const PlanRequest &req) {
   Plan plan;
   const int fold_ph = plan.phase_index("fold"), rs = plan.phase_index("reduce_scatter"),
@@ -72,8 +80,7 @@ Plan build(const PlanRequest &req) {
   plan.tmp_elems = n;
   const Range work = out_range(0, n), scratch = tmp_range(0, n);
   f.fold(plan, req.rank, work, scratch, fold_ph);
-  const int dims = static_cast<int>(req.param("swing_dims"));
-  const int parts = swing_parts(n, f.pof2, req.param("swing_multiport") != 0 ? 2 * dims : 1);
+  const int dims = static_cast<int>(req.param("swing_dims")), parts = parts_of(req);
   f.run(plan, req.rank, rs, [&](Plan &pl, int nr) {
     swing_reduce_scatter(pl, f, nr, work, scratch, rs, {}, dims, parts);
     swing_allgather(pl, f, nr, work, ag, {}, dims, parts);
@@ -116,10 +123,8 @@ const AlgorithmInfo &swing_allreduce_info() {
                            "step's parts leave a torus node on different links; fewer parts "
                            "where a part would have fewer than P' elements")};
     a.explain = [](const PlanRequest &req) {
-      const int dims = static_cast<int>(req.param("swing_dims"));
+      const int dims = static_cast<int>(req.param("swing_dims")), parts = parts_of(req);
       const PowerOfTwoFold f(req.size);
-      const int parts =
-          swing_parts(req.count, f.pof2, req.param("swing_multiport") != 0 ? 2 * dims : 1);
       return (dims == 1 ? "ring of " + std::to_string(f.pof2) + " new ranks"
                         : "torus of new ranks " + SwingGrid(f.pof2, dims).shape()) +
              (parts > 1 ? ", " + std::to_string(parts) + " parts at once (multiport)" : "") +

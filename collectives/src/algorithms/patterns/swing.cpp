@@ -133,8 +133,8 @@ int SwingGrid::peer(int x, int s) const {
 }
 
 int swing_parts(std::size_t len, int q, int parts) {
-  const auto most = static_cast<int>(std::min<std::size_t>(len / static_cast<std::size_t>(q),
-                                                           static_cast<std::size_t>(parts)));
+  const auto most = static_cast<int>(
+      std::min<std::size_t>(len / static_cast<std::size_t>(q), static_cast<std::size_t>(parts)));
   return std::max(most, 1);
 }
 
