@@ -45,6 +45,8 @@ while [[ $# -gt 0 ]]; do
         *) pcoll_die "unknown argument '$1' (see --help)" ;;
     esac
 done
+# Install first, check after: on a fresh machine nothing below is there yet.
+"${here}/setup-deps.sh"
 py="$(pcoll_python)" || pcoll_die "the report needs Debian's python3 with h5py and matplotlib"
 
 # 1. Measured here. Only what the demo runs is built: the tests take most of a full build.

@@ -49,17 +49,29 @@ pcoll_mpirun_env() {
 # Print the first interpreter that can import h5py and matplotlib.
 # /usr/bin/python3 comes first: a python3 earlier on PATH (pyenv, venv, conda)
 # usually cannot see Debian's python3-h5py / python3-matplotlib.
-pcoll_python() {
-    local cand exe tried=()
+# When none can, the Debian packages are installed first (scripts/setup-deps.sh, the
+# apt part only) and the search runs again: an entry script never stops on a fresh
+# machine for want of what it could install itself. PCOLL_NO_INSTALL=1 only searches (CMake's
+# configure step, which must never install anything).
+_pcoll_find_python() {
+    local cand exe
     for cand in /usr/bin/python3 python3; do
-        tried+=("${cand}")
         exe="$(command -v -- "${cand}" 2>/dev/null)" || continue
         if "${exe}" -c 'import h5py, matplotlib' >/dev/null 2>&1; then
             printf '%s\n' "${exe}"
             return 0
         fi
     done
-    printf 'pcoll: no python3 with h5py and matplotlib found (tried: %s); install python3-h5py python3-matplotlib (Debian) and use /usr/bin/python3\n' \
-        "${tried[*]}" >&2
+    return 1
+}
+
+pcoll_python() {
+    _pcoll_find_python && return 0
+    if [[ "${PCOLL_NO_INSTALL:-0}" != 1 ]]; then
+        pcoll_msg "no python3 with h5py and matplotlib yet: installing Debian's packages first"
+        "${_PCOLL_COMMON_DIR}/../setup-deps.sh" --skip-kokkos >&2 || true
+        _pcoll_find_python && return 0
+    fi
+    printf 'pcoll: no python3 with h5py and matplotlib found (tried: /usr/bin/python3 python3, after scripts/setup-deps.sh); install python3-h5py python3-matplotlib (Debian) and use /usr/bin/python3\n' >&2
     return 1
 }
