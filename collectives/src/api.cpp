@@ -378,6 +378,14 @@ struct PhaseTimer {
 
 // How a call runs: blocking, or handed to the program as a request (nonblocking: started now;
 // persistent: started by PCOLL_Start, as often as the program likes).
+// The handles a vendor call takes: the user's for a call made now; for an operation that calls
+// the vendor at a later start (persistent), its own (HeldHandles) and its own communicator.
+struct VendorHandles {
+  MPI_Comm comm;
+  MPI_Datatype sendtype, recvtype;
+  MPI_Op op;
+};
+
 struct Async {
   MPI_Request *request = nullptr;  // null: a blocking call
   Operation::Kind kind = Operation::Kind::nonblocking;
@@ -650,7 +658,34 @@ struct HeldCall {
       c.v = &v;
     }
   }
+  // Swaps the program's datatypes for the operation's own and holds its op (HeldHandles): the
+  // program may free them before the operation completes. (A send type passed with MPI_IN_PLACE
+  // is not significant and is left alone.)
+  void hold(HeldHandles &h) {
+    if (!c.in_place()) {
+      sig.send.dt = h.type(sig.send.dt);
+      c.sendtype = h.type(c.sendtype);
+    }
+    sig.recv.dt = h.type(sig.recv.dt);
+    sig.unit_type = h.type(sig.unit_type);
+    c.recvtype = h.type(c.recvtype);
+    h.op(c.op);
+  }
 };
+
+// The handles of a vendor call made at an operation's start: its own datatypes and op, on its
+// own communicator (a persistent one's, made here at init) or the context's.
+int vendor_handles(const Call &c, VendorOperation &op, Context &ctx, VendorHandles *h) {
+  *h = VendorHandles{ctx.comm(), c.in_place() ? c.sendtype : op.held.type(c.sendtype),
+                     op.held.type(c.recvtype), c.op};
+  op.held.op(c.op);
+  if (op.kind() == Operation::Kind::persistent) {
+    if (const int rc = PMPI_Comm_dup(ctx.comm(), &op.own_comm); rc != MPI_SUCCESS) return rc;
+    PMPI_Comm_set_errhandler(op.own_comm, MPI_ERRORS_RETURN);
+    h->comm = op.own_comm;
+  }
+  return MPI_SUCCESS;
+}
 
 // A call through context, signature, decision, and either the vendor or the plan run by the
 // executor on the packed form of the buffers. `vendor(request)` calls the vendor with the user's
@@ -732,27 +767,30 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
                        (!sig->shape.reduction || !d->algo->is_vendor());
   if (nothing) {
     if (async.blocking()) return MPI_SUCCESS;
-    auto op = std::make_unique<PlanOperation>(async.kind, c.comm);
-    op->ctx = ctx;
+    auto op = std::make_unique<PlanOperation>(async.kind, c.comm, ctx);
     op->comm = ctx->comm();
     return issued(std::move(op));
   }
   // A blocking call while nonblocking ones are outstanding must not hold them back (request.hpp).
   const bool alongside = async.blocking() && operations_outstanding();
-  if (alongside && d->algo->is_vendor()) settle(c.comm);
+  if (alongside && d->algo->is_vendor()) settle(*ctx);
+  const VendorHandles user_handles{c.comm, c.sendtype, c.recvtype, c.op};
   if (d->algo->is_vendor() && !sig->vendor_in_units) {
-    if (async.blocking() || (async.kind == Operation::Kind::nonblocking && !trace_call.on())) {
-      // A blocking vendor call lets the progress thread run while it waits (engine.hpp).
-      std::optional<EngineUnlocked> unlocked;
-      if (async.blocking()) unlocked.emplace();
-      const int rc = vendor(async.request);  // the user's arguments, unchanged
-      unlocked.reset();
+    if (async.blocking()) {
+      const EngineUnlocked unlocked;  // the progress thread runs while the vendor waits
+      const int rc = vendor(user_handles, nullptr);  // the user's arguments, unchanged
       return rc == MPI_SUCCESS ? rc : fail(c.comm, rc);
     }
-    // Persistent, or nonblocking and traced: the vendor's nonblocking call at each start, inside
-    // an operation of pcoll's (whose request completes when the vendor's does).
-    auto op = std::make_unique<VendorOperation>(async.kind, c.comm);
-    op->start = [vendor](char *, MPI_Request *inner) -> int { return vendor(inner); };
+    // Nonblocking and persistent: the vendor's nonblocking call (at each start), on the
+    // context's communicator (a persistent operation's own), inside an operation of pcoll's
+    // whose request completes when the vendor's does. Not the vendor's call on the program's
+    // communicator: that one may be freed with the call outstanding (legal MPI), which Open MPI
+    // 4.1's libnbc does not survive (its next round sends on the freed communicator), while the
+    // context's lives until the operation is released.
+    auto op = std::make_unique<VendorOperation>(async.kind, c.comm, ctx);
+    VendorHandles own{};
+    if (const int rc = vendor_handles(c, *op, *ctx, &own); rc != MPI_SUCCESS) return fail(c.comm, rc);
+    op->start = [vendor, own](char *, MPI_Request *inner) -> int { return vendor(own, inner); };
     return issued(std::move(op));
   }
 
@@ -773,10 +811,14 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
   if (d->algo->is_vendor()) {
     if (!async.blocking()) {
       auto held = std::make_shared<HeldCall>(c, *sig);
+      auto op = std::make_unique<VendorOperation>(async.kind, c.comm, ctx);
+      VendorHandles own{};
+      if (const int rc = vendor_handles(c, *op, *ctx, &own); rc != MPI_SUCCESS)
+        return fail(c.comm, rc);
+      held->hold(op->held);
       const UnitsStaging &st = held->units_staging.emplace(held->c, held->sig, input_in_recv, pc);
-      auto op = std::make_unique<VendorOperation>(async.kind, c.comm);
       op->scratch.resize(st.scratch_bytes());
-      op->start = [held, vendor_in_units](char *scratch, MPI_Request *inner) -> int {
+      op->start = [held, vendor_in_units, own](char *scratch, MPI_Request *inner) -> int {
         PhaseTimer t(false);
         const void *in = nullptr;
         void *out = nullptr;
@@ -784,9 +826,8 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
         if (const int rc = u.stage(scratch, &in, &out, t); rc != MPI_SUCCESS) return rc;
         // reduce_scatter's vendor call scales its recvcounts by the units per element.
         const std::size_t n = u.c.blocks ? u.sig.units_per_elem : u.sig.shape.count;
-        return vendor_in_units(in, out, static_cast<int>(n), u.sig.unit_type,
-                               unit_op(u.sig, u.c.op),
-                               inner);
+        return vendor_in_units(own, in, out, static_cast<int>(n), u.sig.unit_type,
+                               unit_op(u.sig, u.c.op), inner);
       };
       op->unstage = [held](char *scratch) -> int {
         PhaseTimer t(false);
@@ -803,7 +844,7 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
     if (rc != MPI_SUCCESS) return fail(c.comm, rc);
     {
       const EngineUnlocked unlocked;  // (as above)
-      rc = vendor_in_units(in, out,
+      rc = vendor_in_units(user_handles, in, out,
                            static_cast<int>(c.blocks ? sig->units_per_elem : sig->shape.count),
                            sig->unit_type, unit_op(*sig, c.op), nullptr);
     }
@@ -841,13 +882,13 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
 
   if (!async.blocking()) {
     auto held = std::make_shared<HeldCall>(c, *sig);
-    auto po = std::make_unique<PlanOperation>(async.kind, c.comm);
+    auto po = std::make_unique<PlanOperation>(async.kind, c.comm, ctx);
+    held->hold(po->held);
     po->plan = layout_plan ? layout_plan : d->plan;
     if (c.v) held->vl = std::move(vl);
     const PlanStaging &st = held->plan_staging.emplace(held->c, held->sig, *po->plan,
                                                        c.v ? &held->vl : nullptr, *ctx);
-    po->reducer.emplace(sig->unit_type, unit, op);
-    po->ctx = ctx;
+    po->reducer.emplace(held->sig.unit_type, unit, op);
     po->comm = pc;
     po->scratch.resize(st.scratch_bytes());
     po->stage = [held](char *scratch, ExecBuffers *bufs) -> int {
@@ -881,8 +922,8 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
 }
 
 // For data movement, whose vendor path always takes the user's arguments.
-constexpr auto no_units = [](const void *, void *, int, MPI_Datatype, MPI_Op,
-                             MPI_Request *) -> int {
+constexpr auto no_units = [](const VendorHandles &, const void *, void *, int, MPI_Datatype,
+                             MPI_Op, MPI_Request *) -> int {
   return MPI_ERR_INTERN;
 };
 
@@ -898,8 +939,8 @@ int allreduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     c.sendcount = c.recvcount = count;
     c.sendtype = c.recvtype = datatype;
     return run(
-        c, [=](MPI_Request *r) -> int { return r ? PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, r) : PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
-        [=](const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Request *q) -> int { return q ? PMPI_Iallreduce(s, r, n, t, o, comm, q) : PMPI_Allreduce(s, r, n, t, o, comm); }, async);
+        c, [=](const VendorHandles &h, MPI_Request *r) -> int { return r ? PMPI_Iallreduce(sendbuf, recvbuf, count, h.recvtype, h.op, h.comm, r) : PMPI_Allreduce(sendbuf, recvbuf, count, h.recvtype, h.op, h.comm); },
+        [=](const VendorHandles &h, const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Request *q) -> int { return q ? PMPI_Iallreduce(s, r, n, t, o, h.comm, q) : PMPI_Allreduce(s, r, n, t, o, h.comm); }, async);
   });
 }
 
@@ -920,8 +961,8 @@ int reduce_scatter_block_impl(const void *sendbuf, void *recvbuf, int recvcount,
     c.sendtype = c.recvtype = datatype;
     return run(
         c,
-        [=](MPI_Request *r) -> int { return r ? PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, r) : PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); },
-        [=](const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Request *q) -> int { return q ? PMPI_Ireduce_scatter_block(s, r, n, t, o, comm, q) : PMPI_Reduce_scatter_block(s, r, n, t, o, comm); }, async);
+        [=](const VendorHandles &h, MPI_Request *r) -> int { return r ? PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, h.recvtype, h.op, h.comm, r) : PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, h.recvtype, h.op, h.comm); },
+        [=](const VendorHandles &h, const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Request *q) -> int { return q ? PMPI_Ireduce_scatter_block(s, r, n, t, o, h.comm, q) : PMPI_Reduce_scatter_block(s, r, n, t, o, h.comm); }, async);
   });
 }
 
@@ -960,10 +1001,10 @@ int reduce_scatter_impl(const void *sendbuf, void *recvbuf, const int recvcounts
     auto scaled = std::make_shared<std::vector<int>>(static_cast<std::size_t>(size));
     return run(
         c,
-        [=](MPI_Request *r) -> int { return r ? PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, r) : PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm); },
-        [=](const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Request *q) -> int {
+        [=](const VendorHandles &h, MPI_Request *r) -> int { return r ? PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, h.recvtype, h.op, h.comm, r) : PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, h.recvtype, h.op, h.comm); },
+        [=](const VendorHandles &h, const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Request *q) -> int {
           for (int k = 0; k < size; ++k) (*scaled)[static_cast<std::size_t>(k)] = recvcounts[k] * n;
-          return q ? PMPI_Ireduce_scatter(s, r, scaled->data(), t, o, comm, q) : PMPI_Reduce_scatter(s, r, scaled->data(), t, o, comm); }, async);
+          return q ? PMPI_Ireduce_scatter(s, r, scaled->data(), t, o, h.comm, q) : PMPI_Reduce_scatter(s, r, scaled->data(), t, o, h.comm); }, async);
   });
 }
 
@@ -987,7 +1028,7 @@ int allgather_impl(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     c.recvtype = recvtype;
     return run(
         c,
-        [=](MPI_Request *r) -> int { return r ? PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r) : PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
+        [=](const VendorHandles &h, MPI_Request *r) -> int { return r ? PMPI_Iallgather(sendbuf, sendcount, h.sendtype, recvbuf, recvcount, h.recvtype, h.comm, r) : PMPI_Allgather(sendbuf, sendcount, h.sendtype, recvbuf, recvcount, h.recvtype, h.comm); },
         no_units, async);
   });
 }
@@ -1018,7 +1059,7 @@ int alltoall_impl(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     c.recvtype = recvtype;
     return run(
         c,
-        [=](MPI_Request *r) -> int { return r ? PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r) : PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
+        [=](const VendorHandles &h, MPI_Request *r) -> int { return r ? PMPI_Ialltoall(sendbuf, sendcount, h.sendtype, recvbuf, recvcount, h.recvtype, h.comm, r) : PMPI_Alltoall(sendbuf, sendcount, h.sendtype, recvbuf, recvcount, h.recvtype, h.comm); },
         no_units, async);
   });
 }
@@ -1060,9 +1101,9 @@ int alltoallv_impl(const void *sendbuf, const int sendcounts[], const int sdispl
     c.v = &v;
     return run(
         c,
-        [=](MPI_Request *r) -> int { return r ? PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                                rdispls, recvtype, comm, r) : PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                                rdispls, recvtype, comm); },
+        [=](const VendorHandles &h, MPI_Request *r) -> int { return r ? PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, h.sendtype, recvbuf, recvcounts,
+                                rdispls, h.recvtype, h.comm, r) : PMPI_Alltoallv(sendbuf, sendcounts, sdispls, h.sendtype, recvbuf, recvcounts,
+                                rdispls, h.recvtype, h.comm); },
         no_units, async);
   });
 }
@@ -1107,7 +1148,7 @@ int allgatherv_impl(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     c.v = &v;
     return run(
         c,
-        [=](MPI_Request *r) -> int { return r ? PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, r) : PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); },
+        [=](const VendorHandles &h, MPI_Request *r) -> int { return r ? PMPI_Iallgatherv(sendbuf, sendcount, h.sendtype, recvbuf, recvcounts, displs, h.recvtype, h.comm, r) : PMPI_Allgatherv(sendbuf, sendcount, h.sendtype, recvbuf, recvcounts, displs, h.recvtype, h.comm); },
         no_units, async);
   });
 }
@@ -1128,7 +1169,7 @@ int bcast_impl(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     c.recvtype = datatype;
     c.root = inter ? 0 : root;
     return run(
-        c, [=](MPI_Request *r) -> int { return r ? PMPI_Ibcast(buffer, count, datatype, root, comm, r) : PMPI_Bcast(buffer, count, datatype, root, comm); }, no_units, async);
+        c, [=](const VendorHandles &h, MPI_Request *r) -> int { return r ? PMPI_Ibcast(buffer, count, h.recvtype, root, h.comm, r) : PMPI_Bcast(buffer, count, h.recvtype, root, h.comm); }, no_units, async);
   });
 }
 
@@ -1155,8 +1196,8 @@ int reduce_impl(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     c.sendtype = c.recvtype = datatype;
     c.root = inter ? 0 : root;
     return run(
-        c, [=](MPI_Request *r) -> int { return r ? PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, r) : PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
-        [=](const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Request *q) -> int { return q ? PMPI_Ireduce(s, at_root ? r : nullptr, n, t, o, root, comm, q) : PMPI_Reduce(s, at_root ? r : nullptr, n, t, o, root, comm); }, async);
+        c, [=](const VendorHandles &h, MPI_Request *r) -> int { return r ? PMPI_Ireduce(sendbuf, recvbuf, count, h.recvtype, h.op, root, h.comm, r) : PMPI_Reduce(sendbuf, recvbuf, count, h.recvtype, h.op, root, h.comm); },
+        [=](const VendorHandles &h, const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Request *q) -> int { return q ? PMPI_Ireduce(s, at_root ? r : nullptr, n, t, o, root, h.comm, q) : PMPI_Reduce(s, at_root ? r : nullptr, n, t, o, root, h.comm); }, async);
   });
 }
 
@@ -1167,7 +1208,7 @@ int barrier_impl(MPI_Comm comm, Async async) {
     Call c{Collective::barrier, comm, 1, MPI_OP_NULL, MPI_IN_PLACE, nullptr};
     c.recvtype = MPI_BYTE;
     return run(
-        c, [=](MPI_Request *r) -> int { return r ? PMPI_Ibarrier(comm, r) : PMPI_Barrier(comm); }, no_units, async);
+        c, [=](const VendorHandles &h, MPI_Request *r) -> int { return r ? PMPI_Ibarrier(h.comm, r) : PMPI_Barrier(h.comm); }, no_units, async);
   });
 }
 

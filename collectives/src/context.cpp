@@ -34,7 +34,7 @@ int delete_context(MPI_Comm, int, void *value, void *) {
     g_last_comm = MPI_COMM_NULL;
     g_last_ctx = nullptr;
   }
-  delete static_cast<Context *>(value);
+  static_cast<Context *>(value)->detach();  // deleted now, or by its last operation's release
   return MPI_SUCCESS;
 }
 
@@ -115,6 +115,15 @@ Context *Context::get(MPI_Comm comm, int *err) {
   g_last_comm = comm;
   g_last_ctx = ctx;
   return ctx;
+}
+
+Context *Context::find(MPI_Comm comm) {
+  if (comm == g_last_comm && comm != MPI_COMM_NULL) return g_last_ctx;
+  if (g_keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL) return nullptr;
+  void *value = nullptr;
+  int found = 0;
+  if (PMPI_Comm_get_attr(comm, g_keyval, &value, &found) != MPI_SUCCESS || !found) return nullptr;
+  return static_cast<Context *>(value);
 }
 
 int Context::init(MPI_Comm user) {
@@ -392,6 +401,15 @@ void *Context::scratch(std::size_t bytes, std::size_t call_bytes) {
 #endif
   if (scratch_.size() < bytes) scratch_.resize(bytes);
   return scratch_.data();
+}
+
+void Context::detach() {
+  user_freed_ = true;
+  if (holds_ == 0) delete this;
+}
+
+void Context::release() {
+  if (--holds_ == 0 && user_freed_) delete this;
 }
 
 Context::~Context() {

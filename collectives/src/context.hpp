@@ -34,6 +34,8 @@ class Context {
   // The context of `comm`, created collectively on first use. Returns nullptr and sets *err
   // (with a message already printed) when creation fails.
   static Context *get(MPI_Comm comm, int *err);
+  // The context of `comm` if it has one; never creates one (not collective).
+  static Context *find(MPI_Comm comm);
 
   MPI_Comm comm() const { return comm_; }
   int rank() const { return rank_; }
@@ -90,6 +92,27 @@ class Context {
   const char *last_algorithm = "";  // what the last call used (PCOLL_Get_last_algorithm)
 
   bool intercomm() const { return inter_; }
+
+  // Lifetime. MPI lets a program free a communicator while collectives on it are outstanding
+  // (the communicator lives until they complete), and restart a persistent collective whose
+  // communicator it has freed. Every pcoll operation holds the context of its communicator from
+  // its call to its release (completion of a nonblocking one, MPI_Request_free of a persistent
+  // one); MPI_Comm_free then only detaches the context from the user's handle (which MPI may
+  // reuse for a new communicator), and the last release deletes it.
+  void hold() { ++holds_; }
+  void release();
+  // The user's communicator was freed: errors of the operations still outstanding on it are
+  // returned, never passed to its (gone) error handler.
+  bool user_freed() const { return user_freed_; }
+  // Called by the attribute's delete callback (MPI_Comm_free, MPI_Finalize).
+  void detach();
+  // The tag of a persistent operation, fixed at its init: persistent collectives match in the
+  // order they were initialised, not started (MPI 4.1, Sec. 6.13), and every rank initialises
+  // them in the same order. kPersistentTagBase.. (executor.hpp), apart from the nonblocking tags.
+  int next_persistent_tag(int base, int tags) {
+    persistent_seq_ = persistent_seq_ % static_cast<unsigned>(tags) + 1;
+    return base + static_cast<int>(persistent_seq_) - 1;
+  }
 
   // The decision for `shape` under the current configuration: from the cache, else made by
   // decide() (select.hpp) and stored. Shapes hold only values every rank shares, so every rank
@@ -152,6 +175,9 @@ class Context {
 #endif
   std::vector<MPI_Request> requests_;
   unsigned nonblocking_seq_ = 0;
+  unsigned persistent_seq_ = 0;
+  int holds_ = 0;           // operations holding this context
+  bool user_freed_ = false;  // the user's communicator is gone (detach)
   std::optional<Reducer> reducer_;
   MPI_Datatype reducer_dt_ = MPI_DATATYPE_NULL;
   MPI_Op reducer_op_ = MPI_OP_NULL;

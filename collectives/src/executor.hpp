@@ -41,6 +41,12 @@ struct ExecBuffers {
 // outstanding collectives on one communicator never match each other's messages.
 constexpr int kBlockingTag = 0x7c01;
 constexpr int kNonblockingTags = 16384;
+// Persistent calls: a tag fixed at init, by init order, from the range between the nonblocking
+// tags and the blocking tag (every tag stays below MPI's guaranteed MPI_TAG_UB of 32767). Two
+// persistent operations of one communicator share a tag only if 15360 others were initialised
+// between them, and then they must also be outstanding at once to meet.
+constexpr int kPersistentTagBase = kNonblockingTags + 1;
+constexpr int kPersistentTags = kBlockingTag - kPersistentTagBase;
 
 // A plan in progress. Errors follow MPICH's errflag: after the first error (a failed post, wait
 // or reduction) the cursor still posts and completes every remaining transfer of the plan, so

@@ -19,6 +19,16 @@ namespace {
 std::vector<Operation *> g_active;
 // Persistent operations by their token.
 std::unordered_map<MPI_Request, std::unique_ptr<Operation>> g_persistent;
+// Nonblocking operations that MPI freed (free_fn) after the engine was done with them: deleted at
+// the next entry into pcoll, not inside the vendor's completion call that ran free_fn (their
+// destructor frees datatypes and may free a context's communicator).
+std::vector<Operation *> g_released;
+// User ops held by outstanding operations (HeldHandles), and whether the program freed them.
+struct HeldOp {
+  int holds = 0;
+  bool free_pending = false;
+};
+std::unordered_map<MPI_Op, HeldOp> g_held_ops;
 // g_active.size() + g_persistent.size(), kept beside them (under the engine lock) for
 // requests_in_use(), which libpcoll_mpi.so's completion calls read before they take the lock.
 std::atomic<std::size_t> g_in_use{0};
@@ -48,8 +58,16 @@ int query_fn(void *extra, MPI_Status *status) {
 int free_fn(void *extra) {
   auto *op = static_cast<Operation *>(extra);
   op->mpi_freed_ = true;
-  if (op->engine_done_) delete op;
+  if (op->engine_done_) g_released.push_back(op);
   return MPI_SUCCESS;
+}
+
+void delete_released() {
+  while (!g_released.empty()) {
+    Operation *op = g_released.back();
+    g_released.pop_back();
+    delete op;
+  }
 }
 int cancel_fn(void *, int) {
   return MPI_SUCCESS;  // a collective cannot be cancelled (MPI): nothing happens
@@ -62,7 +80,7 @@ void finish(Operation *op) {
   const MPI_Request h = op->handle;
   const bool freed = op->mpi_freed_;
   op->engine_done_ = true;
-  PMPI_Grequest_complete(h);  // (may call free_fn, which then deletes op)
+  PMPI_Grequest_complete(h);  // (may call free_fn, which then hands op to g_released)
   if (freed) delete op;
 }
 
@@ -85,20 +103,25 @@ int call_errhandler(MPI_Comm comm, int code) {
   if (code != MPI_SUCCESS && comm != MPI_COMM_NULL) MPI_Comm_call_errhandler(comm, code);
   return code;
 }
+// An operation's error through its communicator's handler; returned alone once the program has
+// freed the communicator (its handle may name another communicator by now).
+int op_error(const Operation *op, int code) {
+  return op->context().user_freed() ? code : call_errhandler(op->user_comm(), code);
+}
 
 int start_one(MPI_Request *request) {
   Operation *op = persistent_of(*request);
   if (op == nullptr) return PMPI_Start(request);
   if (op->mpi_active_) {
     report("MPI_Start: the persistent collective request is still active");
-    return call_errhandler(op->user_comm(), MPI_ERR_REQUEST);
+    return op_error(op, MPI_ERR_REQUEST);
   }
   progress();
   op->err_ = MPI_SUCCESS;
   op->open_record();
   if (const int rc = op->begin(); rc != MPI_SUCCESS) {
     op->record.close();
-    return call_errhandler(op->user_comm(), rc);
+    return op_error(op, rc);
   }
   op->mpi_active_ = true;
   op->active_ = true;
@@ -360,6 +383,60 @@ void wait_engine(int n, const MPI_Request *reqs) {
 
 }  // namespace
 
+Operation::Operation(Kind kind, MPI_Comm user_comm, Context *ctx)
+    : kind_(kind), user_comm_(user_comm), ctx_(ctx) {
+  ctx_->hold();
+}
+
+Operation::~Operation() {
+  ctx_->release();  // (may delete the context: last)
+}
+
+namespace {
+bool named_type(MPI_Datatype t) {
+  int ni = 0, na = 0, nd = 0, combiner = MPI_COMBINER_NAMED;
+  PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner);
+  return combiner == MPI_COMBINER_NAMED;
+}
+}  // namespace
+
+MPI_Datatype HeldHandles::type(MPI_Datatype t) {
+  if (t == MPI_DATATYPE_NULL || named_type(t)) return t;
+  for (const auto &p : types_)
+    if (p.first == t) return p.second;
+  MPI_Datatype dup = MPI_DATATYPE_NULL;
+  if (PMPI_Type_dup(t, &dup) != MPI_SUCCESS) return t;  // (then the program's own handle)
+  types_.emplace_back(t, dup);
+  return dup;
+}
+
+void HeldHandles::op(MPI_Op o) {
+  if (o == MPI_OP_NULL || is_predefined_op(o) || op_ != MPI_OP_NULL) return;
+  op_ = o;
+  ++g_held_ops[o].holds;
+}
+
+HeldHandles::~HeldHandles() {
+  for (auto &p : types_) PMPI_Type_free(&p.second);
+  if (op_ == MPI_OP_NULL) return;
+  const auto it = g_held_ops.find(op_);
+  if (it == g_held_ops.end() || --it->second.holds > 0) return;
+  if (it->second.free_pending) PMPI_Op_free(&op_);
+  g_held_ops.erase(it);
+}
+
+int free_op(MPI_Op *op) {
+  if (op != nullptr && *op != MPI_OP_NULL) {
+    const auto it = g_held_ops.find(*op);
+    if (it != g_held_ops.end()) {
+      it->second.free_pending = true;
+      *op = MPI_OP_NULL;
+      return MPI_SUCCESS;
+    }
+  }
+  return PMPI_Op_free(op);
+}
+
 int next_nonblocking_tag(Context &ctx) {
   return ctx.next_nonblocking_tag(kNonblockingTags);
 }
@@ -380,10 +457,10 @@ int execute_alongside(const Plan &plan, const ExecBuffers &bufs, const Reducer &
   return c.error();
 }
 
-void settle(MPI_Comm user_comm) {
-  auto on_comm = [user_comm] {
+void settle(const Context &ctx) {
+  auto on_comm = [&ctx] {
     return std::any_of(g_active.begin(), g_active.end(),
-                       [user_comm](const Operation *op) { return op->user_comm() == user_comm; });
+                       [&ctx](const Operation *op) { return &op->context() == &ctx; });
   };
   while (on_comm()) progress();
 }
@@ -393,6 +470,7 @@ bool requests_in_use() {
 }
 
 void progress() {
+  if (!g_released.empty()) delete_released();
   if (g_active.empty()) return;
   for (std::size_t i = 0; i < g_active.size();) {
     Operation *op = g_active[i];
@@ -408,6 +486,8 @@ void progress() {
 
 int issue(std::unique_ptr<Operation> op, MPI_Request *request) {
   if (op->kind() == Operation::Kind::persistent) {
+    if (auto *po = dynamic_cast<PlanOperation *>(op.get()))
+      po->fixed_tag = op->context().next_persistent_tag(kPersistentTagBase, kPersistentTags);
     MPI_Request token = MPI_REQUEST_NULL;
     if (const int rc = PMPI_Send_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &token);
         rc != MPI_SUCCESS)
@@ -450,7 +530,8 @@ int PlanOperation::begin() {
   if (stage) {
     if (const int rc = stage(scratch.data(), &bufs); rc != MPI_SUCCESS) return rc;
   }
-  cursor_.reset(plan.get(), bufs, reducer ? &*reducer : nullptr, comm, next_nonblocking_tag(*ctx), &req_);
+  cursor_.reset(plan.get(), bufs, reducer ? &*reducer : nullptr, comm,
+                fixed_tag != 0 ? fixed_tag : next_nonblocking_tag(context()), &req_);
   return MPI_SUCCESS;
 }
 
@@ -463,6 +544,10 @@ bool PlanOperation::advance() {
   err_ = cursor_.error();
   if (err_ == MPI_SUCCESS && unstage) err_ = unstage(scratch.data());
   return true;
+}
+
+VendorOperation::~VendorOperation() {
+  if (own_comm != MPI_COMM_NULL) PMPI_Comm_free(&own_comm);
 }
 
 int VendorOperation::begin() {
@@ -494,7 +579,7 @@ int PCOLL_Wait(MPI_Request *request, MPI_Status *status) {
   const pcoll::trace::WaitClock waiting;  // the traced operations' "wait" phase
   if (pcoll::only_pcoll(1, request)) pcoll::wait_engine(1, request);
   if (pcoll::Operation *op = pcoll::persistent_of(*request))  // (inactive: wait_engine ran)
-    return pcoll::call_errhandler(op->user_comm(), pcoll::complete_persistent(op, status));
+    return pcoll::op_error(op, pcoll::complete_persistent(op, status));
   while (!g_active.empty()) {
     progress();
     int flag = 0;
@@ -510,7 +595,7 @@ int PCOLL_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   if (pcoll::Operation *op = pcoll::persistent_of(*request)) {
     *flag = !op->active_;
     if (!*flag) return MPI_SUCCESS;
-    return pcoll::call_errhandler(op->user_comm(), pcoll::complete_persistent(op, status));
+    return pcoll::op_error(op, pcoll::complete_persistent(op, status));
   }
   return PMPI_Test(request, flag, status);
 }
@@ -610,12 +695,17 @@ int PCOLL_Startall(int count, MPI_Request requests[]) {
   return MPI_SUCCESS;
 }
 
+int PCOLL_Op_free(MPI_Op *op) {
+  const pcoll::EngineLock lock;
+  return pcoll::free_op(op);
+}
+
 int PCOLL_Request_free(MPI_Request *request) {
   const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
   if (pcoll::Operation *op = pcoll::persistent_of(*request)) {
     if (op->mpi_active_) {
       pcoll::report("MPI_Request_free: the persistent collective request is active (MPI: erroneous)");
-      return pcoll::call_errhandler(op->user_comm(), MPI_ERR_REQUEST);
+      return pcoll::op_error(op, MPI_ERR_REQUEST);
     }
     MPI_Request token = *request;
     pcoll::g_persistent.erase(token);

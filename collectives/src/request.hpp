@@ -42,11 +42,38 @@ namespace pcoll {
 
 class Context;
 
+// The datatypes and user op an outstanding operation still needs after its call returned (to
+// pack, unpack, reduce, or call the vendor at a later start). MPI lets the program free them
+// while the operation is pending (MPI_Type_free: "any communication that is currently using this
+// datatype will complete normally"; MPI_Op_free only marks the op for deallocation), so the
+// operation keeps its own: a duplicate of each derived datatype, and a hold on a user op, whose
+// MPI_Op_free (PCOLL_Op_free, which libpcoll_mpi.so installs as MPI_Op_free) is deferred to the
+// last release. A program linked with libpcoll alone that frees a user op before its pcoll
+// operations complete calls PCOLL_Op_free.
+class HeldHandles {
+ public:
+  HeldHandles() = default;
+  ~HeldHandles();
+  HeldHandles(const HeldHandles &) = delete;
+  HeldHandles &operator=(const HeldHandles &) = delete;
+  // The operation's own handle for t: a duplicate for a derived datatype (one per distinct t),
+  // t itself for a predefined one.
+  MPI_Datatype type(MPI_Datatype t);
+  // Holds a user op until this object dies (predefined ops need nothing).
+  void op(MPI_Op o);
+
+ private:
+  std::vector<std::pair<MPI_Datatype, MPI_Datatype>> types_;  // (the user's, our duplicate)
+  MPI_Op op_ = MPI_OP_NULL;
+};
+
 class Operation {
  public:
   enum class Kind { nonblocking, persistent };
-  Operation(Kind kind, MPI_Comm user_comm) : kind_(kind), user_comm_(user_comm) {}
-  virtual ~Operation() = default;
+  // Holds ctx (Context::hold) for the operation's life: a communicator freed with operations
+  // outstanding lives until they are released.
+  Operation(Kind kind, MPI_Comm user_comm, Context *ctx);
+  virtual ~Operation();
   Operation(const Operation &) = delete;
   Operation &operator=(const Operation &) = delete;
 
@@ -62,6 +89,8 @@ class Operation {
 
   Kind kind() const { return kind_; }
   MPI_Comm user_comm() const { return user_comm_; }
+  Context &context() const { return *ctx_; }
+  HeldHandles held;  // the datatypes and op the operation uses after its call
 
   // Engine bookkeeping (request.cpp).
   MPI_Request handle = MPI_REQUEST_NULL;  // what the program holds
@@ -100,17 +129,19 @@ class Operation {
  private:
   Kind kind_;
   MPI_Comm user_comm_;
+  Context *ctx_;
 };
 
 // A plan run by a cursor on buffers staged by `stage` (at each start) and `unstage` (at
 // completion), with its own scratch memory.
 class PlanOperation final : public Operation {
  public:
-  PlanOperation(Kind kind, MPI_Comm user_comm) : Operation(kind, user_comm) {}
+  PlanOperation(Kind kind, MPI_Comm user_comm, Context *ctx)
+      : Operation(kind, user_comm, ctx) {}
   std::shared_ptr<const Plan> plan;
   std::optional<Reducer> reducer;
   MPI_Comm comm = MPI_COMM_NULL;  // the private communicator
-  Context *ctx = nullptr;
+  int fixed_tag = 0;  // persistent: its tag, fixed at init (0: the next nonblocking tag per start)
   std::vector<char> scratch;      // the call's own (a blocking call's is the context's)
   ExecBuffers bufs;               // set by stage
   std::function<int(char *scratch, ExecBuffers *bufs)> stage;
@@ -129,8 +160,15 @@ class PlanOperation final : public Operation {
 // to the vendor in the signature's units (a derived datatype with a predefined op).
 class VendorOperation final : public Operation {
  public:
-  VendorOperation(Kind kind, MPI_Comm user_comm) : Operation(kind, user_comm) {}
+  VendorOperation(Kind kind, MPI_Comm user_comm, Context *ctx)
+      : Operation(kind, user_comm, ctx) {}
+  ~VendorOperation() override;
   std::vector<char> scratch;
+  // Persistent: the communicator of this operation alone (a duplicate made at init, which every
+  // rank makes in the same order), on which each start calls the vendor's nonblocking
+  // collective. Persistent collectives match in init order, starts may come in any order (MPI
+  // 4.1, Sec. 6.13): on a shared communicator the vendor would match them in start order.
+  MPI_Comm own_comm = MPI_COMM_NULL;
   std::function<int(char *scratch, MPI_Request *inner)> start;  // stages and calls the vendor
   std::function<int(char *scratch)> unstage;                     // may be empty
   int begin() override;
@@ -171,7 +209,10 @@ int execute_alongside(const Plan &plan, const ExecBuffers &bufs, const Reducer &
 //   before this call, or waits for them, or is in a pcoll call that advances them). Operations
 //   on other communicators are not: a program that waits for one of those on one rank while
 //   another rank sits in a blocking vendor call can still hang (docs/architecture.md).
-void settle(MPI_Comm user_comm);
+void settle(const Context &ctx);
+// PCOLL_Op_free's work: frees a user op now, or at the release of the last operation that holds
+// it (HeldHandles).
+int free_op(MPI_Op *op);
 // Whether any pcoll request exists (outstanding, or persistent): when none does, the completion
 // calls of libpcoll_mpi.so hand everything straight to the vendor.
 bool requests_in_use();

@@ -147,6 +147,12 @@ int PCOLL_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 int PCOLL_Start(MPI_Request *request);
 int PCOLL_Startall(int count, MPI_Request requests[]);
 int PCOLL_Request_free(MPI_Request *request);
+/* MPI_Op_free for a user op that outstanding pcoll collectives may still use: MPI lets a program
+ * free an op while collectives that use it are pending, and pcoll frees it once the last of
+ * them is released. libpcoll_mpi.so installs it as MPI_Op_free; a program linked with libpcoll
+ * alone that frees a user op before its nonblocking or persistent pcoll collectives complete (or,
+ * for persistent ones, are freed) calls it instead. */
+int PCOLL_Op_free(MPI_Op *op);
 
 /* Overrides parameter `name` (as listed by pcoll-info, e.g. "allreduce", "tree_arity") for calls
  * on `comm` until the matching PCOLL_Config_pop. Every rank of comm must push the same values

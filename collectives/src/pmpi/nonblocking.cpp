@@ -209,3 +209,5 @@ PCOLL_COMPLETE(Request_get_status, (MPI_Request request, int *flag, MPI_Status *
 PCOLL_COMPLETE(Start, (MPI_Request * request), (request))
 PCOLL_COMPLETE(Startall, (int count, MPI_Request requests[]), (count, requests))
 PCOLL_COMPLETE(Request_free, (MPI_Request * request), (request))
+// An op held by an outstanding pcoll collective is freed when the last one is released.
+PCOLL_COMPLETE(Op_free, (MPI_Op * op), (op))

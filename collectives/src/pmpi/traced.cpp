@@ -87,13 +87,17 @@ bool in_place(const void *buf) {
 // where tracing is on or PCOLL_TRACE asks for it: the first call on a communicator then makes its
 // context (collective over comm, which every rank is calling), which also arms PCOLL_TRACE when
 // this is the program's first collective; otherwise no context is made.
-MPI_Comm traced_comm(MPI_Comm comm) {
+pcoll::Context *traced_context(MPI_Comm comm) {
   static const bool asked = !pcoll::load_config().get("trace").empty();  // PCOLL_TRACE
-  if (!asked && !pcoll::trace::active()) return MPI_COMM_NULL;
+  if (!asked && !pcoll::trace::active()) return nullptr;
   int err = MPI_SUCCESS;
   pcoll::Context *ctx = pcoll::Context::get(comm, &err);
-  if (ctx == nullptr || !pcoll::trace::active()) return MPI_COMM_NULL;
-  return ctx->comm();
+  if (ctx == nullptr || !pcoll::trace::active()) return nullptr;
+  return ctx;
+}
+MPI_Comm traced_comm(MPI_Comm comm) {
+  const pcoll::Context *ctx = traced_context(comm);
+  return ctx != nullptr ? ctx->comm() : MPI_COMM_NULL;
 }
 
 // A blocking call: traced, then the vendor's.
@@ -103,7 +107,8 @@ int blocking(const char *name, MPI_Comm comm, std::size_t count, std::size_t typ
   const Gate gate;
   if (!gate.serve()) return vendor();
   pcoll::progress();
-  if (pcoll::operations_outstanding()) pcoll::settle(comm);
+  if (pcoll::operations_outstanding())
+    if (const pcoll::Context *ctx = pcoll::Context::find(comm)) pcoll::settle(*ctx);
   const MPI_Comm on = traced_comm(comm);
   pcoll::trace::CallScope scope;
   if (scope.on() && on != MPI_COMM_NULL) scope.describe(on, name, "vendor", count, type_size);
@@ -118,9 +123,12 @@ int nonblocking(const char *name, MPI_Comm comm, std::size_t count, std::size_t 
   const Gate gate;
   if (!gate.serve() || request == nullptr) return vendor(request);
   pcoll::progress();
-  const MPI_Comm on = traced_comm(comm);
-  if (on == MPI_COMM_NULL) return vendor(request);
-  auto op = std::make_unique<pcoll::VendorOperation>(pcoll::Operation::Kind::nonblocking, comm);
+  pcoll::Context *ctx = traced_context(comm);
+  if (ctx == nullptr) return vendor(request);
+  const MPI_Comm on = ctx->comm();
+  // (The vendor's call is made here, with the program's handles: the vendor keeps them alive.)
+  auto op =
+      std::make_unique<pcoll::VendorOperation>(pcoll::Operation::Kind::nonblocking, comm, ctx);
   op->start = [vendor](char *, MPI_Request *inner) -> int { return vendor(inner); };
   op->describe(on, name, "vendor", count, type_size);
   return pcoll::issue(std::move(op), request);
