@@ -33,10 +33,15 @@ namespace {
 constexpr int kFormatVersion = 1;
 constexpr std::size_t kChunkRows = 1 << 16;  // rows converted and written at a time
 
+// The names that did not fit their column in the file being written (said once, on stderr).
+std::vector<std::string> g_cut;
+
 template <std::size_t N>
 void put(char (&dst)[N], const std::string &s) {
   std::memset(dst, 0, N);
   std::memcpy(dst, s.data(), std::min(N - 1, s.size()));
+  if (s.size() > N - 1 && std::find(g_cut.begin(), g_cut.end(), s) == g_cut.end())
+    g_cut.push_back(s);
 }
 
 // Rows as stored in the file (see docs/trace-format.md).
@@ -44,7 +49,7 @@ struct CallRow {
   std::int32_t rank;
   std::uint64_t seq, comm_seq;
   std::int64_t iteration;
-  char collective[24], algorithm[96], params[64];
+  char collective[kCollectiveField], algorithm[96], params[64];
   std::int32_t comm_size, comm_root;
   std::uint64_t count;
   std::uint32_t type_size;
@@ -67,7 +72,7 @@ struct AppRow {
 };
 struct SummaryRow {
   std::int32_t rank;
-  char collective[24], algorithm[96], params[64];
+  char collective[kCollectiveField], algorithm[96], params[64];
   std::uint64_t bytes;
   char metric[32];
   std::uint64_t n;
@@ -418,6 +423,10 @@ std::string write_file(const std::string &path, const Recorder &rec, MPI_Comm co
     H5Gclose(run);
   }
   ok &= H5Fclose(file) >= 0;
+  for (const std::string &cut : g_cut)
+    std::fprintf(stderr, "pcoll: trace: '%s' is longer than its column in %s and was cut\n",
+                 cut.c_str(), path.c_str());
+  g_cut.clear();
   int bad = ok ? 0 : 1, any_bad = 0;
   PMPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm);
   if (any_bad) return "HDF5 error while writing '" + tmp + "'";

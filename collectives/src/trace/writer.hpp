@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <string>
 
 namespace pcoll::trace {
@@ -12,6 +13,13 @@ namespace pcoll::trace {
 class Recorder;
 
 bool writer_available();
+
+// The width of the `collective` column (bytes, with the terminating NUL): it holds the longest
+// name a record can carry, a persistent call's "<collective>_init" ("reduce_scatter_block_init")
+// or a nonblocking "i<collective>" of the calls passed to the vendor ("ineighbor_allgatherv");
+// tests/unit/trace_names_test.cpp checks every collective's three forms against it. A name that
+// would not fit is never cut silently: the writer names it on stderr.
+constexpr std::size_t kCollectiveField = 32;
 
 struct WriteInfo {
   bool final = true;  // false: a snapshot (PCOLL_Trace_flush) of a run still going
