@@ -12,8 +12,8 @@
 # patched in the copies built here (never in a way that changes what a test checks):
 # nonblocking2.c and nonblocking3.c keep MPI_Datatype arrays in `int *` (MPICH's handles are
 # ints; Open MPI's are pointers, so unpatched they crash in MPI_Ialltoallw without pcoll too).
-# p_order and the p_neighb_* tests need P >= 2 and P >= 1 respectively as MPICH's testlist says;
-# a test run at a P its testlist excludes is reported as "skip (needs P >= N)".
+# A test is not run at a P its source rejects (p_order, p_red: P >= 2; p_gatherv: P divides 10);
+# those runs are reported as "skip (needs ...)".
 # Families (PCOLL_<COLL> for every collective pcoll serves):
 #   vendor  every collective on the vendor (through pcoll's engine)
 #   auto    the defaults (auto)
@@ -132,7 +132,14 @@ family_env() {
         *) pcoll_die "unknown family '$1' (vendor, auto, a, b, c)" ;;
     esac
 }
-min_ranks() { case "$1" in p_order) echo 2 ;; *) echo 1 ;; esac; }
+# what a test's source asks of P, where it aborts or is erroneous otherwise (empty: any P):
+# p_order checks that size >= 2; p_red reduces to root 1; p_gatherv aborts unless P divides 10.
+needs() {
+    case "$1" in
+        p_order | p_red) [[ $2 -ge 2 ]] || echo "needs P >= 2" ;;
+        p_gatherv) [[ $2 -gt 10 || $((10 % $2)) -eq 0 ]] || echo "needs P to divide 10" ;;
+    esac
+}
 
 csv="${out}/results.csv"
 echo "test,family,P,status,seconds" >"${csv}"
@@ -144,8 +151,9 @@ for fam in ${families}; do
     [[ ${preload} -eq 1 ]] && xs+=(-x "LD_PRELOAD=${lib}")
     for name in ${tests}; do
         for P in ${ranks}; do
-            if [[ ${P} -lt $(min_ranks "${name}") ]]; then
-                echo "${name},${fam},${P},skip (needs P >= $(min_ranks "${name}")),0" >>"${csv}"
+            why="$(needs "${name}" "${P}")"
+            if [[ -n "${why}" ]]; then
+                echo "${name},${fam},${P},skip (${why}),0" >>"${csv}"
                 skip=$((skip + 1))
                 continue
             fi
