@@ -720,7 +720,9 @@ int run(const Call &c, Vendor vendor, VendorInUnits vendor_in_units, Async async
   Signature fresh;
   if (d == nullptr) {
     if (int rc = signature_of(*ctx, c, fresh); rc != MPI_SUCCESS) return rc;
-    d = &ctx->decision(fresh.shape);
+    // Collective only where MPI lets the call wait for the others (blocking) and nothing of
+    // pcoll's is outstanding that the wait would have to progress.
+    d = &ctx->decision(fresh.shape, async.blocking() && !operations_outstanding());
     sig = &fresh;
     if (c.memoizable()) ctx->memo_store(key, fresh, d, memo_counts, memo_n);
   }

@@ -328,7 +328,34 @@ void Context::select_state() {
   state_ = &it->second;
 }
 
-const Decision &Context::decision(const CallShape &shape) {
+// The cost model's choice for `shape` (with `in`), as rank 0 makes it under a collective
+// decision and every rank under a local one: the choice kept for this count's size class where
+// one was made and serves this count too; where it was made and does not, the model at this
+// count; else the model now (model_choice: at the class's first count if its choice serves this
+// count, else at this count), kept for the class where it was the class's. Empty: none found.
+std::string Context::model_decides(const CallShape &shape, const ModelInputs &in) {
+  const CallShape at = model_shape(shape, config());
+  auto &kept = state_->model_choices;
+  const auto k = kept.find(at);
+  if (k != kept.end() && serves(k->second, shape, config())) return k->second.serialize();
+  ++model_runs_;
+  const auto best = k != kept.end() ? model_candidates(shape.coll, config(), shape, in, false)
+                                    : model_choice(shape.coll, config(), shape, in);
+  if (best.empty()) return {};
+  remember_choice(at, best.front());
+  return best.front().serialize();
+}
+
+// The size class's choice kept, where it was made at the class's first count: on every rank, so
+// that the kept choices are the same everywhere whichever way each decision was made.
+void Context::remember_choice(const CallShape &at, const Candidate &chosen) {
+  auto &kept = state_->model_choices;
+  if (chosen.count != at.count || kept.find(at) != kept.end()) return;
+  if (kept.size() >= kMaxCachedDecisions) kept.clear();
+  kept.emplace(at, chosen);
+}
+
+const Decision &Context::decision(const CallShape &shape, bool collective) {
   Decisions &cache = state_->decisions;
   auto it = cache.find(shape);
   if (it != cache.end()) return it->second;
@@ -340,41 +367,43 @@ const Decision &Context::decision(const CallShape &shape) {
   ModelInputs in = model_inputs();
   Candidate chosen;
   if (size_ > 1 && !inter_) {
-    // When the cost model must choose, rank 0 runs it and tells the others: every rank then has
-    // the same choice by construction, and the model's cost is paid once per communicator
-    // rather than by every rank (P-fold in a simulation, where all ranks share the host). All
-    // ranks reach this point at the same call: the shape and the configuration are shared.
+    // When the cost model must choose: under a collective decision rank 0 runs it and tells the
+    // others, so its cost is paid once per communicator rather than by every rank (P-fold in a
+    // simulation, where all ranks share the host); all ranks reach this point at the same call
+    // (the shape and the configuration are shared). Under a local one (a nonblocking or
+    // persistent call, which MPI makes local, or a call while operations are outstanding, which
+    // a blocking broadcast could not progress) every rank runs the same model on the same inputs
+    // and has the same choice.
     in.defer = true;
     const bool needed = select_algorithm(config(), rules(), shape, in).needs_model;
     in.defer = false;
     if (needed) {
-      char text[512] = {};
-      if (rank_ == 0) {
-        // The model's choice for this count's size class where one was made and serves this
-        // count too; where it was made and does not, the model at this count; else the model
-        // now (model_choice: at the class's first count if its choice serves this count, else
-        // at this count), kept per class where it was the class's.
-        const CallShape at = model_shape(shape, config());
-        auto &kept = state_->model_choices;
-        const auto k = kept.find(at);
-        if (k != kept.end() && serves(k->second, shape, config())) {
-          std::snprintf(text, sizeof text, "%s", k->second.serialize().c_str());
-        } else {
-          ++model_runs_;
-          const auto best = k != kept.end()
-                                ? model_candidates(shape.coll, config(), shape, in, false)
-                                : model_choice(shape.coll, config(), shape, in);
-          if (!best.empty()) {
-            std::snprintf(text, sizeof text, "%s", best.front().serialize().c_str());
-            if (k == kept.end() && best.front().count == at.count) {
-              if (kept.size() >= kMaxCachedDecisions) kept.clear();
-              kept.emplace(at, best.front());
-            }
+      std::string text;  // the choice, serialized; empty: the model found none
+      if (!collective || rank_ == 0) text = model_decides(shape, in);
+      if (collective) {
+        // Its length first, then the text: a choice of any length arrives whole.
+        int length = static_cast<int>(text.size());
+        PMPI_Bcast(&length, 1, MPI_INT, 0, comm_);
+        text.resize(static_cast<std::size_t>(length));
+        if (length > 0) PMPI_Bcast(text.data(), length, MPI_CHAR, 0, comm_);
+      }
+      if (!text.empty()) {
+        if (chosen.parse(text)) {
+          in.given = &chosen;
+          if (collective && rank_ != 0) {
+            // What rank 0 kept (model_decides), kept here too.
+            const CallShape at = model_shape(shape, config());
+            const auto k = state_->model_choices.find(at);
+            if (k == state_->model_choices.end() || !serves(k->second, shape, config()))
+              remember_choice(at, chosen);
           }
+        } else if (rank_ == 0) {
+          // Every rank parses the same text, so a failure is everyone's: each then runs the
+          // model itself in decide() (the same inputs, the same choice).
+          report("internal: the cost model's choice did not parse, every rank runs the model: " +
+                 text);
         }
       }
-      PMPI_Bcast(text, static_cast<int>(sizeof text), MPI_CHAR, 0, comm_);
-      if (text[0] != '\0' && chosen.parse(text)) in.given = &chosen;
     }
   }
   return cache.emplace(shape, decide(shape, config(), rules(), rank_, in)).first->second;

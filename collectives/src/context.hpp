@@ -116,8 +116,11 @@ class Context {
 
   // The decision for `shape` under the current configuration: from the cache, else made by
   // decide() (select.hpp) and stored. Shapes hold only values every rank shares, so every rank
-  // finds or makes the same decision.
-  const Decision &decision(const CallShape &shape);
+  // finds or makes the same decision. `collective`: the ranks may communicate to make it (rank
+  // 0 runs the cost model and broadcasts its choice: a blocking call with no operation
+  // outstanding); otherwise every rank decides alone (nonblocking and persistent calls are
+  // local in MPI, and a blocking broadcast would not progress outstanding operations).
+  const Decision &decision(const CallShape &shape, bool collective);
   // A one-entry memo of the last call by its arguments as the user passed them, for calls whose
   // datatype and op are predefined (their handles never change meaning; derived types and user
   // ops are described anew, from their cached descriptions): a loop repeating its call finds its
@@ -158,6 +161,9 @@ class Context {
   ~Context();
 
  private:
+  std::string model_decides(const CallShape &shape, const ModelInputs &in);
+  void remember_choice(const CallShape &at, const Candidate &chosen);
+
   Context() = default;
   int init(MPI_Comm user);
   int check_agreement();

@@ -10,7 +10,10 @@
  *     order (they match in init order), restarted in another order, with MPI_Startall too;
  *  3. MPI_Comm_free with nonblocking collectives outstanding on the communicator, then the wait;
  *  4. a persistent collective restarted after its communicator, datatype and op were freed;
- *  5. error classes under MPI_ERRORS_RETURN (an active persistent request restarted or freed,
+ *  5. nonblocking calls are local: rank 0 waits for an outstanding allreduce before it starts
+ *     the next collectives while the others start them first (shapes never seen before, so the
+ *     algorithm is decided at the start: no rank may wait there for another);
+ *  6. error classes under MPI_ERRORS_RETURN (an active persistent request restarted or freed,
  *     a negative count): the class the vendor gives.
  * Every result is an exact integer compared with its expected value. Prints "lifetime: OK". */
 #include <mpi.h>
@@ -229,6 +232,58 @@ static void comm_freed_outstanding(void) {
   if (me == 0) printf("freed with operations outstanding: 3 rounds of 8\n");
 }
 
+/* A nonblocking start is local (MPI): it may not wait for another rank. Rank 0 waits for X (an
+ * allreduce large enough to need every rank's progress) before it starts Z; the others start Z
+ * first, then wait for X. Z's shapes are new each round, so pcoll decides their algorithms at the
+ * start: were that decision a collective, the others would wait in it for rank 0, which waits
+ * for their progress on X. */
+static void starts_are_local(void) {
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  int warm = 0, warm_out = 0; /* the communicator's first call: its set-up is collective */
+  MPI_Allreduce(&warm, &warm_out, 1, MPI_INT, MPI_SUM, c);
+  enum { NX = 1 << 18, NZ = 4 };
+  int *x_in = malloc(sizeof(int) * NX), *x_out = malloc(sizeof(int) * NX);
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < NX; ++i) x_in[i] = me + i % 13;
+    MPI_Request x;
+    MPI_Iallreduce(x_in, x_out, NX, MPI_INT, MPI_SUM, c, &x);
+    const int n = 1000 + 37 * round; /* counts no call used before */
+    int *z_in = malloc(sizeof(int) * (size_t)(n * P)), *z_out[NZ];
+    for (int i = 0; i < n * P; ++i) z_in[i] = me * 7 + i;
+    for (int k = 0; k < NZ; ++k) z_out[k] = malloc(sizeof(int) * (size_t)(n * P));
+    MPI_Request z[NZ];
+    if (me == 0) MPI_Wait(&x, MPI_STATUS_IGNORE);
+    MPI_Iallgather(z_in, n, MPI_INT, z_out[0], n, MPI_INT, c, &z[0]);
+    MPI_Iallreduce(z_in, z_out[1], n, MPI_INT, MPI_SUM, c, &z[1]);
+    MPI_Ialltoall(z_in, n, MPI_INT, z_out[2], n, MPI_INT, c, &z[2]);
+    if (me == 0) memcpy(z_out[3], z_in, sizeof(int) * (size_t)n);
+    MPI_Ibcast(z_out[3], n, MPI_INT, 0, c, &z[3]);
+    if (me != 0) MPI_Wait(&x, MPI_STATUS_IGNORE);
+    MPI_Waitall(NZ, z, MPI_STATUSES_IGNORE);
+    int bad = 0;
+    for (int i = 0; i < NX && !bad; ++i)
+      bad = x_out[i] != P * (P - 1) / 2 + P * (i % 13);
+    EXPECT(!bad, "starts are local: the large allreduce (round %d)", round);
+    for (int q = 0; q < P && !bad; ++q)
+      for (int i = 0; i < n && !bad; ++i) {
+        bad |= z_out[0][q * n + i] != q * 7 + i;        /* allgather: rank q's first n */
+        bad |= z_out[2][q * n + i] != q * 7 + me * n + i; /* alltoall: rank q's block me */
+      }
+    for (int i = 0; i < n && !bad; ++i) {
+      bad |= z_out[1][i] != 7 * P * (P - 1) / 2 + P * i;
+      bad |= z_out[3][i] != i;
+    }
+    EXPECT(!bad, "starts are local: the collectives started beside it (round %d)", round);
+    for (int k = 0; k < NZ; ++k) free(z_out[k]);
+    free(z_in);
+  }
+  free(x_in);
+  free(x_out);
+  MPI_Comm_free(&c);
+  if (me == 0) printf("starts are local: 3 rounds\n");
+}
+
 #ifdef HAVE_PERSISTENT
 static void persistent_any_order(void) {
   MPI_Comm c;
@@ -351,6 +406,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   outstanding_on_several();
   comm_freed_outstanding();
+  starts_are_local();
 #ifdef HAVE_PERSISTENT
   persistent_any_order();
   persistent_handles_freed();
