@@ -481,4 +481,11 @@ const AlgorithmInfo *find_algorithm(Collective c, const std::string &name) {
   return nullptr;
 }
 
+std::string delegation_label(const AlgorithmInfo &algo, const PlanRequest &req) {
+  if (algo.delegate == nullptr || req.size <= 1 || req.count == 0) return {};
+  const Delegation d = algo.delegate(req);
+  if (!d) return {};
+  return std::string(algo.name) + " (" + d.to->name + ": " + d.why + ")";
+}
+
 }  // namespace pcoll

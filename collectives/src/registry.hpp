@@ -181,6 +181,18 @@ struct Restrictions {
 // Every field has a default, and entries are written as named assignments (C++17 has no
 // designated initialisers):
 //   static const AlgorithmInfo info = [] { AlgorithmInfo a; a.name = "ring"; ...; return a; }();
+struct AlgorithmInfo;
+
+// A request an algorithm serves with another registered algorithm's schedule (ring at count < P
+// runs recursive doubling's, as Open MPI's ring does): that algorithm and why. The trace and
+// pcoll-info name both, "ring (recursive_doubling: count < P)", so a row never names a schedule
+// that did not run.
+struct Delegation {
+  const AlgorithmInfo *to = nullptr;
+  const char *why = "";
+  explicit operator bool() const { return to != nullptr; }
+};
+
 struct AlgorithmInfo {
   Collective coll{};
   const char *name = "";
@@ -215,6 +227,9 @@ struct AlgorithmInfo {
   bool (*bandwidth_optimal)(const PlanRequest &) = nullptr;
   // A warning for shapes the algorithm handles poorly (said once per communicator), or empty.
   std::string (*warning)(const PlanRequest &) = nullptr;
+  // The requests it hands to another algorithm's schedule (its build and model ask the same
+  // function, so the label and the plan cannot disagree). nullptr: none.
+  Delegation (*delegate)(const PlanRequest &) = nullptr;
 
   bool is_vendor() const { return build == nullptr; }
 };
@@ -225,5 +240,9 @@ const AlgorithmInfo *find_algorithm(Collective c, const std::string &name);
 
 // The vendor MPI's own implementation of collective c, called through PMPI (not a plan).
 const AlgorithmInfo &vendor_info(Collective c);
+
+// "ring (recursive_doubling: count < P)" where `algo` delegates `req` (a non-empty plan), else
+// empty.
+std::string delegation_label(const AlgorithmInfo &algo, const PlanRequest &req);
 
 }  // namespace pcoll

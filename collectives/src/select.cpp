@@ -413,6 +413,7 @@ Decision decide(const CallShape &shape, const Config &cfg, const Rules *rules, i
   }
   if (d.error != 0 || sel.algo->is_vendor()) return d;
   const PlanRequest req = plan_request(*sel.algo, effective_config(cfg, sel), rank, shape);
+  d.trace_name = delegation_label(*sel.algo, req);  // the schedule that runs, where another's
   if (sel.algo->warning && cfg.get("fallback") == "warn" &&
       cfg.get(collective_name(shape.coll)) != "auto") {
     // Shapes an algorithm the user asked for handles poorly (e.g. CHiArA without a usable batch

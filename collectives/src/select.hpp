@@ -147,7 +147,9 @@ struct Decision {
   const AlgorithmInfo *algo = nullptr;  // after any fallback
   Selection selection;                  // how it was chosen
   std::string fallback_reason;          // why the call goes to the vendor unasked, or empty
-  std::string trace_name;  // "vendor (fallback: reason)" when pcoll had to hand the call over
+  // "vendor (fallback: reason)" when pcoll had to hand the call over; "ring (recursive_doubling:
+  // count < P)" when the algorithm runs another's schedule (registry.hpp, Delegation).
+  std::string trace_name;
   // PCOLL_FALLBACK=error and a fallback: the call fails with this code and message.
   int error = 0;
   std::string error_message;

@@ -304,6 +304,8 @@ int main(int argc, char **argv) {
       std::printf(" %s=%s", param_table()[p.first].name, p.second.c_str());
     std::printf("\n");
     if (asked == "auto") std::printf("  why: %s\n", sel.why.c_str());
+    if (dec.fallback_reason.empty() && !dec.trace_name.empty())  // another's schedule
+      std::printf("  runs: %s\n", dec.trace_name.c_str());
     if (sel.rule && !sel.rule->evidence.empty())
       std::printf("  evidence: %s\n", sel.rule->evidence.c_str());
     if (!dec.fallback_reason.empty())

@@ -27,6 +27,12 @@ namespace pcoll {
 const AlgorithmInfo &recursive_doubling_allreduce_info();  // the schedule it uses for small calls
 namespace {
 
+Delegation delegate(const PlanRequest &req) {
+  if (req.count < static_cast<std::size_t>(PowerOfTwoFold(req.size).pof2))
+    return {&recursive_doubling_allreduce_info(), "count < 2^floor(log2 P)"};
+  return {};
+}
+
 Plan build(const PlanRequest &req) {
   Plan plan;
   const int fold_ph = plan.phase_index("fold"), rs = plan.phase_index("reduce_scatter"),
@@ -34,7 +40,7 @@ Plan build(const PlanRequest &req) {
   const std::size_t n = req.count;
   if (req.size == 1 || n == 0) return plan;
   const PowerOfTwoFold f(req.size);
-  if (n < static_cast<std::size_t>(f.pof2)) return recursive_doubling_allreduce_info().build(req);
+  if (const Delegation d = delegate(req)) return d.to->build(req);
   plan.tmp_elems = n;
   f.fold(plan, req.rank, out_range(0, n), tmp_range(0, n), fold_ph);
   f.run(plan, req.rank, rs, [&](Plan &pl, int nr) {
@@ -47,8 +53,7 @@ Plan build(const PlanRequest &req) {
 
 double model(const PlanRequest &req, const CostParams &c) {
   const PowerOfTwoFold f(req.size);
-  if (req.count < static_cast<std::size_t>(f.pof2))
-    return recursive_doubling_allreduce_info().model(req, c);
+  if (const Delegation d = delegate(req)) return d.to->model(req, c);
   const double n = double(req.count * req.type_size);
   const double lg = f.log2_pof2(), fo = f.rem > 0 ? 1 : 0, q = double(f.pof2);
   return (2 * lg + 2 * fo) * c.alpha + (2 * (q - 1) / q + 2 * fo) * c.beta * n +
@@ -72,6 +77,7 @@ const AlgorithmInfo &rabenseifner_allreduce_info() {
         "non-power-of-two P; count < P': recursive doubling (as Open MPI and MPICH)";
     a.source = "Rabenseifner 2004; Thakur, Rabenseifner, Gropp 2005";
     a.build = build;
+    a.delegate = delegate;
     a.model = model;
     a.bandwidth_optimal = bandwidth_optimal;
     return a;

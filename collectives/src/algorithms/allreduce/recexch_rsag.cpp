@@ -51,11 +51,17 @@ bool whole_vectors(const PlanRequest &req, const RadixShape &s) {
   return req.count < static_cast<std::size_t>(s.q);
 }
 
+Delegation delegate(const PlanRequest &req) {
+  if (whole_vectors(req, radix_shape(req)))
+    return {&recexch_allreduce_info(), "count < the exchanging ranks"};
+  return {};
+}
+
 Plan build(const PlanRequest &req) {
   const std::size_t n = req.count;
   const int P = req.size, me = req.rank;
   const RadixShape s = radix_shape(req);
-  if (P > 1 && n > 0 && whole_vectors(req, s)) return recexch_allreduce_info().build(req);
+  if (P > 1 && n > 0 && whole_vectors(req, s)) return delegate(req).to->build(req);
   Plan plan;
   const int fold_ph = plan.phase_index("fold"), rs = plan.phase_index("reduce_scatter"),
             ag = plan.phase_index("allgather"), unfold_ph = plan.phase_index("unfold");
@@ -116,7 +122,7 @@ Plan build(const PlanRequest &req) {
 double model(const PlanRequest &req, const CostParams &c) {
   if (req.size == 1 || req.count == 0) return 0;
   const RadixShape s = radix_shape(req);
-  if (whole_vectors(req, s)) return recexch_allreduce_info().model(req, c);
+  if (whole_vectors(req, s)) return delegate(req).to->model(req, c);
   const double n = double(req.count * req.type_size), q = double(s.q);
   const double folded = double(radix_max_extras(s, req.size));
   return 2 * folded * (c.alpha + c.beta * n) + 2 * double(s.peers()) * c.alpha +
@@ -154,6 +160,7 @@ const AlgorithmInfo &recexch_rsag_allreduce_info() {
     a.restrictions.needs_commutative = true;
     a.params = recexch_params();
     a.build = build;
+    a.delegate = delegate;
     a.model = model;
     a.explain = explain;
     a.tunings = radix_tunings;

@@ -27,6 +27,12 @@ namespace pcoll {
 const AlgorithmInfo &recursive_doubling_allreduce_info();  // the schedule it uses for small calls
 namespace {
 
+Delegation delegate(const PlanRequest &req) {
+  if (req.count < static_cast<std::size_t>(req.size))
+    return {&recursive_doubling_allreduce_info(), "count < P"};
+  return {};
+}
+
 std::size_t segment_elems(const PlanRequest &req) {
   const long long bytes = req.param("ring_segment");
   if (bytes <= 0) return 0;
@@ -55,8 +61,7 @@ Plan build(const PlanRequest &req) {
   const int rs = plan.phase_index("reduce_scatter"), ag = plan.phase_index("allgather");
   const int P = req.size, me = req.rank;
   if (P == 1 || req.count == 0) return plan;
-  if (req.count < static_cast<std::size_t>(P))
-    return recursive_doubling_allreduce_info().build(req);
+  if (const Delegation d = delegate(req)) return d.to->build(req);
   const BlockSplit chunks{req.count, static_cast<std::size_t>(P)};
   const std::size_t seg = segment_elems(req);
   plan.tmp_elems = chunks.length(0);
@@ -76,8 +81,7 @@ Plan build(const PlanRequest &req) {
 }
 
 double model(const PlanRequest &req, const CostParams &c) {
-  if (req.count < static_cast<std::size_t>(req.size))
-    return recursive_doubling_allreduce_info().model(req, c);
+  if (const Delegation d = delegate(req)) return d.to->model(req, c);
   const double n = double(req.count * req.type_size), P = req.size;
   const std::size_t seg = segment_elems(req);
   const std::size_t chunk = (req.count + req.size - 1) / req.size;
@@ -112,6 +116,7 @@ const AlgorithmInfo &ring_allreduce_info() {
     a.build = build;
     a.model = model;
     a.bandwidth_optimal = bandwidth_optimal;
+    a.delegate = delegate;
     return a;
   }();
   return info;

@@ -61,6 +61,12 @@ const AlgorithmInfo &recursive_doubling_allreduce_info();
 const AlgorithmInfo &rabenseifner_allreduce_info();  // the same cost
 namespace {
 
+Delegation delegate(const PlanRequest &req) {
+  if (req.count < static_cast<std::size_t>(PowerOfTwoFold(req.size).pof2))
+    return {&recursive_doubling_allreduce_info(), "count < 2^floor(log2 P)"};
+  return {};
+}
+
 // The parts the multiport version cuts the vector into (1 without it): 2 per torus dimension,
 // fewer where a part would have fewer than P' elements.
 int parts_of(const PlanRequest &req) {
@@ -76,7 +82,7 @@ Plan build(const PlanRequest &req) {
   const std::size_t n = req.count;
   if (req.size == 1 || n == 0) return plan;
   const PowerOfTwoFold f(req.size);
-  if (n < static_cast<std::size_t>(f.pof2)) return recursive_doubling_allreduce_info().build(req);
+  if (const Delegation d = delegate(req)) return d.to->build(req);
   plan.tmp_elems = n;
   const Range work = out_range(0, n), scratch = tmp_range(0, n);
   f.fold(plan, req.rank, work, scratch, fold_ph);
@@ -131,6 +137,7 @@ const AlgorithmInfo &swing_allreduce_info() {
              (f.pof2 < req.size ? " (" + std::to_string(req.size - f.pof2) + " ranks folded)" : "");
     };
     a.build = build;
+    a.delegate = delegate;
     a.model = [](const PlanRequest &req, const CostParams &c) {
       return rabenseifner_allreduce_info().model(req, c);
     };

@@ -37,9 +37,15 @@ int flat_of(const PlanRequest &req) {
   return static_cast<int>(std::min<long long>(req.param("tree_flat_below"), 1 << 30));
 }
 
+// HPX's flat fallback: below tree_flat_below ranks the tree buys nothing.
+Delegation delegate(const PlanRequest &req) {
+  if (req.size < flat_of(req)) return {&routed_alltoall_info(), "P < tree_flat_below"};
+  return {};
+}
+
 Plan build(const PlanRequest &req) {
   const int P = req.size, me = req.rank;
-  if (P < flat_of(req)) return routed_alltoall_info().build(req);  // HPX's flat fallback
+  if (const Delegation d = delegate(req)) return d.to->build(req);
   Plan plan;
   const int gather = plan.phase_index("gather"), exchange = plan.phase_index("exchange"),
             scatter = plan.phase_index("scatter");
@@ -148,7 +154,7 @@ Plan build(const PlanRequest &req) {
 
 double model(const PlanRequest &req, const CostParams &c) {
   const int P = req.size;
-  if (P < flat_of(req)) return routed_alltoall_info().model(req, c);
+  if (const Delegation d = delegate(req)) return d.to->model(req, c);
   const double n = double(req.count * req.type_size);
   const std::vector<TreeLevel> path = tree_path(0, P, arity_of(req), 0);
   if (path.empty()) return 0;
@@ -175,6 +181,7 @@ const AlgorithmInfo &routed_tree_alltoall_info() {
     a.source = "HPX hierarchical_communicator (Rings, Trees, and Butterflies: HPX Collectives)";
     a.params = hpx_tree_params();
     a.build = build;
+    a.delegate = delegate;
     a.model = model;
     a.model_exact = false;
     // Not a cost-model candidate, as routed: its top-level representatives' plans hold
