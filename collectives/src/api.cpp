@@ -1223,183 +1223,23 @@ const char *PCOLL_Version(void) {
 }
 
 // --- the collectives: blocking, nonblocking (MPI_I<coll>) and persistent (MPI_<Coll>_init) ------
+// Generated from collectives.def: each form calls <name>_impl with the blocking call's arguments
+// and how it completes. MPI_Info hints of the persistent calls: none is used yet (MPI lets an
+// implementation ignore them).
 
-#define PCOLL_NB Async{request, Operation::Kind::nonblocking}
-#define PCOLL_PERSISTENT Async{request, Operation::Kind::persistent}
-// MPI_Info hints of the persistent calls: none is used yet (MPI lets an implementation ignore
-// them).
-
-int PCOLL_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                    MPI_Comm comm) {
-  return allreduce_impl(sendbuf, recvbuf, count, datatype, op, comm, Async{});
-}
-int PCOLL_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return allreduce_impl(sendbuf, recvbuf, count, datatype, op, comm, PCOLL_NB);
-}
-int PCOLL_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                         MPI_Op op, MPI_Comm comm, MPI_Info, MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return allreduce_impl(sendbuf, recvbuf, count, datatype, op, comm, PCOLL_PERSISTENT);
-}
-
-int PCOLL_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return reduce_scatter_block_impl(sendbuf, recvbuf, recvcount, datatype, op, comm, Async{});
-}
-int PCOLL_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return reduce_scatter_block_impl(sendbuf, recvbuf, recvcount, datatype, op, comm, PCOLL_NB);
-}
-int PCOLL_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
-                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
-                                    MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return reduce_scatter_block_impl(sendbuf, recvbuf, recvcount, datatype, op, comm,
-                                   PCOLL_PERSISTENT);
-}
-
-int PCOLL_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, Async{});
-}
-int PCOLL_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                        PCOLL_NB);
-}
-int PCOLL_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
-                         MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                        PCOLL_PERSISTENT);
-}
-
-int PCOLL_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return reduce_scatter_impl(sendbuf, recvbuf, recvcounts, datatype, op, comm, Async{});
-}
-int PCOLL_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return reduce_scatter_impl(sendbuf, recvbuf, recvcounts, datatype, op, comm, PCOLL_NB);
-}
-int PCOLL_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
-                              MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return reduce_scatter_impl(sendbuf, recvbuf, recvcounts, datatype, op, comm, PCOLL_PERSISTENT);
-}
-
-int PCOLL_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                     MPI_Comm comm) {
-  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                         Async{});
-}
-int PCOLL_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                      MPI_Comm comm, MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                         PCOLL_NB);
-}
-int PCOLL_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, const int recvcounts[], const int displs[],
-                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info, MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return allgatherv_impl(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                         PCOLL_PERSISTENT);
-}
-
-int PCOLL_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, Async{});
-}
-int PCOLL_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, PCOLL_NB);
-}
-int PCOLL_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
-                        MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return alltoall_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                       PCOLL_PERSISTENT);
-}
-
-int PCOLL_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                        recvtype, comm, Async{});
-}
-int PCOLL_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                     MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                        recvtype, comm, PCOLL_NB);
-}
-int PCOLL_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                         MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
-                         MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return alltoallv_impl(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                        recvtype, comm, PCOLL_PERSISTENT);
-}
-
-int PCOLL_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  return bcast_impl(buffer, count, datatype, root, comm, Async{});
-}
-int PCOLL_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                 MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return bcast_impl(buffer, count, datatype, root, comm, PCOLL_NB);
-}
-int PCOLL_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                     MPI_Info, MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return bcast_impl(buffer, count, datatype, root, comm, PCOLL_PERSISTENT);
-}
-
-int PCOLL_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                 int root, MPI_Comm comm) {
-  return reduce_impl(sendbuf, recvbuf, count, datatype, op, root, comm, Async{});
-}
-int PCOLL_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                  int root, MPI_Comm comm, MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return reduce_impl(sendbuf, recvbuf, count, datatype, op, root, comm, PCOLL_NB);
-}
-int PCOLL_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                      MPI_Op op, int root, MPI_Comm comm, MPI_Info, MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return reduce_impl(sendbuf, recvbuf, count, datatype, op, root, comm, PCOLL_PERSISTENT);
-}
-
-int PCOLL_Barrier(MPI_Comm comm) {
-  return barrier_impl(comm, Async{});
-}
-int PCOLL_Ibarrier(MPI_Comm comm, MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return barrier_impl(comm, PCOLL_NB);
-}
-int PCOLL_Barrier_init(MPI_Comm comm, MPI_Info, MPI_Request *request) {
-  if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");
-  return barrier_impl(comm, PCOLL_PERSISTENT);
-}
-
-#undef PCOLL_NB
-#undef PCOLL_PERSISTENT
+#define PCOLL_UNPAREN(...) __VA_ARGS__
+#define PCOLL_COLLECTIVE(Name, name, Params, Args)                                           \
+  int PCOLL_##Name Params { return name##_impl(PCOLL_UNPAREN Args, Async{}); }               \
+  int PCOLL_I##name(PCOLL_UNPAREN Params, MPI_Request *request) {                            \
+    if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");      \
+    return name##_impl(PCOLL_UNPAREN Args, Async{request, Operation::Kind::nonblocking});    \
+  }                                                                                          \
+  int PCOLL_##Name##_init(PCOLL_UNPAREN Params, MPI_Info, MPI_Request *request) {            \
+    if (request == nullptr) return fail(comm, MPI_ERR_REQUEST, "null request pointer");      \
+    return name##_impl(PCOLL_UNPAREN Args, Async{request, Operation::Kind::persistent});     \
+  }
+#include "collectives.def"
+#undef PCOLL_UNPAREN
 
 int PCOLL_Config_push(MPI_Comm comm, const char *name, const char *value) {
   return guarded(comm, [&]() -> int {

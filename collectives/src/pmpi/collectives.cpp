@@ -1,153 +1,56 @@
-// The intercepted collectives of libpcoll_mpi.so: MPI_<Coll> and PMPI_<Coll> for every
-// collective pcoll implements (the rows of registry.cpp's collective table). Each passes the
-// Gate (interpose.hpp) to PCOLL_<Coll> or, unchanged, to the vendor's PMPI_<Coll>. pcoll itself
-// decides everything else: the algorithm (PCOLL_<COLL>), and calls it cannot serve
-// (non-contiguous types, inter-communicators, ...) go to the vendor under PCOLL_FALLBACK and are
-// traced as "vendor (fallback: reason)".
+// The intercepted collectives of libpcoll_mpi.so, generated from collectives.def: for every
+// collective pcoll implements, its blocking (MPI_<Coll>), nonblocking (MPI_I<coll>) and
+// persistent forms, each under its MPI_ and PMPI_ names. Persistent: MPI 4.0's MPI_<Coll>_init
+// where mpi.h declares them, and Open MPI 4.1's MPIX_<Coll>_init (its pcollreq extension,
+// mpi-ext.h), which is what programs built with Open MPI 4.1 call.
+//
+// Each passes the Gate (interpose.hpp) to PCOLL_<form> or, unchanged, to the vendor's
+// PMPI_<form>. pcoll itself decides everything else: the algorithm (PCOLL_<COLL>), and calls it
+// cannot serve (non-contiguous types, inter-communicators, ...) go to the vendor under
+// PCOLL_FALLBACK and are traced as "vendor (fallback: reason)".
 #include <pcoll/pcoll.h>
+
+#if defined(__has_include)
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+#endif
 
 #include "pmpi/interpose.hpp"
 
 using pcoll::pmpi::Gate;
 
-namespace {
+// One form: pcoll's when the Gate lets it through. Both names: MPI_ for programs, PMPI_ for PMPI
+// tools and Open MPI's Fortran bindings.
+#define PCOLL_SERVE_AS(Prefix, Name, Params, Args)                                     \
+  namespace {                                                                          \
+  int serve_##Prefix##Name Params {                                                    \
+    PCOLL_VENDOR(P##Prefix##_##Name);                                                  \
+    const Gate gate;                                                                   \
+    return gate.serve() ? PCOLL_##Name Args : vendor_P##Prefix##_##Name Args;          \
+  }                                                                                    \
+  }                                                                                    \
+  extern "C" int Prefix##_##Name Params { return serve_##Prefix##Name Args; }          \
+  extern "C" int P##Prefix##_##Name Params { return serve_##Prefix##Name Args; }
 
-int allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-              MPI_Comm comm) {
-  PCOLL_VENDOR(PMPI_Allreduce);
-  const Gate gate;
-  return gate.serve() ? PCOLL_Allreduce(sendbuf, recvbuf, count, datatype, op, comm)
-                      : vendor_PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-}
+#define PCOLL_UNPAREN(...) __VA_ARGS__
 
-int reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
-                         MPI_Op op, MPI_Comm comm) {
-  PCOLL_VENDOR(PMPI_Reduce_scatter_block);
-  const Gate gate;
-  return gate.serve()
-             ? PCOLL_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm)
-             : vendor_PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-}
+// --- blocking and nonblocking ----------------------------------------------------------------------
+#define PCOLL_COLLECTIVE(Name, name, Params, Args)                                   \
+  PCOLL_SERVE_AS(MPI, Name, Params, Args)                                            \
+  PCOLL_SERVE_AS(MPI, I##name, (PCOLL_UNPAREN Params, MPI_Request * request),        \
+                 (PCOLL_UNPAREN Args, request))
+#include "collectives.def"
 
-int reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
-                   MPI_Op op, MPI_Comm comm) {
-  PCOLL_VENDOR(PMPI_Reduce_scatter);
-  const Gate gate;
-  return gate.serve() ? PCOLL_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm)
-                      : vendor_PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-}
-
-int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-              int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  PCOLL_VENDOR(PMPI_Allgather);
-  const Gate gate;
-  return gate.serve()
-             ? PCOLL_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
-             : vendor_PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                     comm);
-}
-
-int allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-               const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  PCOLL_VENDOR(PMPI_Allgatherv);
-  const Gate gate;
-  return gate.serve() ? PCOLL_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                         recvtype, comm)
-                      : vendor_PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                               displs, recvtype, comm);
-}
-
-int alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-             int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  PCOLL_VENDOR(PMPI_Alltoall);
-  const Gate gate;
-  return gate.serve()
-             ? PCOLL_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
-             : vendor_PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                    comm);
-}
-
-int alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
-              MPI_Datatype recvtype, MPI_Comm comm) {
-  PCOLL_VENDOR(PMPI_Alltoallv);
-  const Gate gate;
-  return gate.serve() ? PCOLL_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                                        rdispls, recvtype, comm)
-                      : vendor_PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                                              recvcounts, rdispls, recvtype, comm);
-}
-
-int bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  PCOLL_VENDOR(PMPI_Bcast);
-  const Gate gate;
-  return gate.serve() ? PCOLL_Bcast(buffer, count, datatype, root, comm)
-                      : vendor_PMPI_Bcast(buffer, count, datatype, root, comm);
-}
-
-int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-           int root, MPI_Comm comm) {
-  PCOLL_VENDOR(PMPI_Reduce);
-  const Gate gate;
-  return gate.serve() ? PCOLL_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm)
-                      : vendor_PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-}
-
-int barrier(MPI_Comm comm) {
-  PCOLL_VENDOR(PMPI_Barrier);
-  const Gate gate;
-  return gate.serve() ? PCOLL_Barrier(comm) : vendor_PMPI_Barrier(comm);
-}
-
-}  // namespace
-
-// Both names of each: MPI_ for programs, PMPI_ for PMPI tools and Open MPI's Fortran bindings.
-#define PCOLL_BOTH(ret, name, params, impl, args) \
-  ret MPI_##name params {                         \
-    return impl args;                             \
-  }                                               \
-  ret PMPI_##name params {                        \
-    return impl args;                             \
-  }
-
-extern "C" {
-
-PCOLL_BOTH(int, Allreduce,
-           (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-            MPI_Comm comm),
-           allreduce, (sendbuf, recvbuf, count, datatype, op, comm))
-PCOLL_BOTH(int, Reduce_scatter_block,
-           (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
-            MPI_Comm comm),
-           reduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm))
-PCOLL_BOTH(int, Reduce_scatter,
-           (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
-            MPI_Op op, MPI_Comm comm),
-           reduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm))
-PCOLL_BOTH(int, Allgather,
-           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-            MPI_Datatype recvtype, MPI_Comm comm),
-           allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
-PCOLL_BOTH(int, Allgatherv,
-           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
-           allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
-PCOLL_BOTH(int, Alltoall,
-           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-            MPI_Datatype recvtype, MPI_Comm comm),
-           alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
-PCOLL_BOTH(int, Alltoallv,
-           (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-            void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-            MPI_Comm comm),
-           alltoallv,
-           (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
-PCOLL_BOTH(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),
-           bcast, (buffer, count, datatype, root, comm))
-PCOLL_BOTH(int, Reduce,
-           (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-            int root, MPI_Comm comm),
-           reduce, (sendbuf, recvbuf, count, datatype, op, root, comm))
-PCOLL_BOTH(int, Barrier, (MPI_Comm comm), barrier, (comm))
-
-}  // extern "C"
+// --- persistent ------------------------------------------------------------------------------------
+#define PCOLL_PERSISTENT_AS(Prefix, Name, Params, Args)                                          \
+  PCOLL_SERVE_AS(Prefix, Name##_init, (PCOLL_UNPAREN Params, MPI_Info info, MPI_Request * request), \
+                 (PCOLL_UNPAREN Args, info, request))
+#if MPI_VERSION >= 4
+#define PCOLL_COLLECTIVE(Name, name, Params, Args) PCOLL_PERSISTENT_AS(MPI, Name, Params, Args)
+#include "collectives.def"
+#endif
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define PCOLL_COLLECTIVE(Name, name, Params, Args) PCOLL_PERSISTENT_AS(MPIX, Name, Params, Args)
+#include "collectives.def"
+#endif

@@ -1,41 +1,17 @@
-// The nonblocking and persistent collectives of libpcoll_mpi.so and MPI's completion calls
-// (MPI_Wait/Test/..., MPI_Start/Startall, MPI_Request_free, MPI_Request_get_status), each under
-// both its MPI_ and PMPI_ name like collectives.cpp's. A nonblocking collective passes the Gate
-// to PCOLL_I<coll>; the completion calls go to pcoll's (which make progress on pcoll's
-// outstanding collectives while they wait) only while a pcoll request exists, and are a plain
-// pass-through to the vendor otherwise, so programs that never use a nonblocking collective
-// see no difference (nor do threads of MPI_THREAD_MULTIPLE programs that only wait on
-// point-to-point requests).
-//
-// Persistent collectives: MPI 4.0's MPI_<Coll>_init where mpi.h declares them, and Open MPI
-// 4.1's MPIX_<Coll>_init (its pcollreq extension, mpi-ext.h), which is what programs built with
-// Open MPI 4.1 call.
+// MPI's completion calls (MPI_Wait/Test/..., MPI_Start/Startall, MPI_Request_free,
+// MPI_Request_get_status, MPI_Op_free) and MPI_Init/MPI_Init_thread of libpcoll_mpi.so, each
+// under both its MPI_ and PMPI_ name like collectives.cpp's. The completion calls go to pcoll's
+// (which make progress on pcoll's outstanding collectives while they wait) only while a pcoll
+// request exists, and are a plain pass-through to the vendor otherwise, so programs that never
+// use a nonblocking collective see no difference (nor do threads of MPI_THREAD_MULTIPLE programs
+// that only wait on point-to-point requests).
 #include <pcoll/pcoll.h>
-
-#if defined(__has_include)
-#if __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>
-#endif
-#endif
 
 #include "engine.hpp"
 #include "pmpi/interpose.hpp"
 #include "request.hpp"
 
 using pcoll::pmpi::Gate;
-
-// A collective: pcoll's when the Gate lets it through.
-#define PCOLL_SERVE_AS(Prefix, Name, Params, Args)                                     \
-  namespace {                                                                          \
-  int serve_##Prefix##Name Params {                                                    \
-    PCOLL_VENDOR(P##Prefix##_##Name);                                                  \
-    const Gate gate;                                                                   \
-    return gate.serve() ? PCOLL_##Name Args : vendor_P##Prefix##_##Name Args;          \
-  }                                                                                    \
-  }                                                                                    \
-  extern "C" int Prefix##_##Name Params { return serve_##Prefix##Name Args; }          \
-  extern "C" int P##Prefix##_##Name Params { return serve_##Prefix##Name Args; }
-#define PCOLL_SERVE(Name, Params, Args) PCOLL_SERVE_AS(MPI, Name, Params, Args)
 
 // A completion call: pcoll's while any pcoll request exists.
 #define PCOLL_COMPLETE(Name, Params, Args)                                             \
@@ -79,108 +55,6 @@ extern "C" int MPI_Init_thread(int *argc, char ***argv, int required, int *provi
 extern "C" int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   return init_thread(argc, argv, required, provided);
 }
-
-// --- nonblocking ---------------------------------------------------------------------------------
-
-PCOLL_SERVE(Iallreduce,
-            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-             MPI_Comm comm, MPI_Request *request),
-            (sendbuf, recvbuf, count, datatype, op, comm, request))
-PCOLL_SERVE(Ireduce_scatter_block,
-            (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
-             MPI_Comm comm, MPI_Request *request),
-            (sendbuf, recvbuf, recvcount, datatype, op, comm, request))
-PCOLL_SERVE(Ireduce_scatter,
-            (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
-             MPI_Op op, MPI_Comm comm, MPI_Request *request),
-            (sendbuf, recvbuf, recvcounts, datatype, op, comm, request))
-PCOLL_SERVE(Iallgather,
-            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
-            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
-PCOLL_SERVE(Iallgatherv,
-            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-             MPI_Request *request),
-            (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request))
-PCOLL_SERVE(Ialltoall,
-            (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
-            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
-PCOLL_SERVE(Ialltoallv,
-            (const void *sendbuf, const int sendcounts[], const int sdispls[],
-             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
-             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
-            (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
-             request))
-PCOLL_SERVE(Ibcast,
-            (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-             MPI_Request *request),
-            (buffer, count, datatype, root, comm, request))
-PCOLL_SERVE(Ireduce,
-            (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-             int root, MPI_Comm comm, MPI_Request *request),
-            (sendbuf, recvbuf, count, datatype, op, root, comm, request))
-PCOLL_SERVE(Ibarrier, (MPI_Comm comm, MPI_Request *request), (comm, request))
-
-// --- persistent ----------------------------------------------------------------------------------
-
-#define PCOLL_PERSISTENT_ALL(Prefix)                                                          \
-  PCOLL_SERVE_AS(Prefix, Allreduce_init,                                                      \
-                 (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,       \
-                  MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request),             \
-                 (sendbuf, recvbuf, count, datatype, op, comm, info, request))                \
-  PCOLL_SERVE_AS(Prefix, Reduce_scatter_block_init,                                           \
-                 (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,   \
-                  MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request),             \
-                 (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request))            \
-  PCOLL_SERVE_AS(Prefix, Reduce_scatter_init,                                                 \
-                 (const void *sendbuf, void *recvbuf, const int recvcounts[],                 \
-                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,             \
-                  MPI_Request *request),                                                      \
-                 (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request))           \
-  PCOLL_SERVE_AS(Prefix, Allgather_init,                                                      \
-                 (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,   \
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,         \
-                  MPI_Request *request),                                                      \
-                 (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,     \
-                  request))                                                                   \
-  PCOLL_SERVE_AS(Prefix, Allgatherv_init,                                                     \
-                 (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,   \
-                  const int recvcounts[], const int displs[], MPI_Datatype recvtype,          \
-                  MPI_Comm comm, MPI_Info info, MPI_Request *request),                        \
-                 (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,  \
-                  info, request))                                                             \
-  PCOLL_SERVE_AS(Prefix, Alltoall_init,                                                       \
-                 (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,   \
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,         \
-                  MPI_Request *request),                                                      \
-                 (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,     \
-                  request))                                                                   \
-  PCOLL_SERVE_AS(Prefix, Alltoallv_init,                                                      \
-                 (const void *sendbuf, const int sendcounts[], const int sdispls[],           \
-                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],               \
-                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,   \
-                  MPI_Request *request),                                                      \
-                 (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,       \
-                  recvtype, comm, info, request))                                             \
-  PCOLL_SERVE_AS(Prefix, Bcast_init,                                                          \
-                 (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,    \
-                  MPI_Info info, MPI_Request *request),                                       \
-                 (buffer, count, datatype, root, comm, info, request))                        \
-  PCOLL_SERVE_AS(Prefix, Reduce_init,                                                         \
-                 (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,       \
-                  MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request),   \
-                 (sendbuf, recvbuf, count, datatype, op, root, comm, info, request))          \
-  PCOLL_SERVE_AS(Prefix, Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request *request),  \
-                 (comm, info, request))
-
-#if MPI_VERSION >= 4
-PCOLL_PERSISTENT_ALL(MPI)
-#endif
-#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
-PCOLL_PERSISTENT_ALL(MPIX)
-#endif
 
 // --- completion ----------------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@
 # the MPI functions itself).
 add_library(pcoll_mpi SHARED ${CMAKE_CURRENT_LIST_DIR}/interpose.cpp
                              ${CMAKE_CURRENT_LIST_DIR}/collectives.cpp
-                             ${CMAKE_CURRENT_LIST_DIR}/nonblocking.cpp
+                             ${CMAKE_CURRENT_LIST_DIR}/completion.cpp
                              ${CMAKE_CURRENT_LIST_DIR}/traced.cpp)
 add_library(pcoll::mpi ALIAS pcoll_mpi)
 target_include_directories(pcoll_mpi PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
