@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/chiara/chiara.hpp"
+#include "algorithms/patterns/chiara_phases.hpp"
 #include "config.hpp"
 #include "ledger.hpp"
 #include "registry.hpp"

@@ -8,7 +8,7 @@
 // Restrictions: PCOLL_CHIARA_BATCH, when set, must divide P. (No reduction: any datatype.)
 // Cost: one round of b-1 segment messages, then Phases II-b and III of chiara (allreduce).
 // Temporary: none (everything lands in the output).
-#include "../chiara/chiara.hpp"
+#include "../patterns/chiara_phases.hpp"
 #include "../../registry.hpp"
 
 namespace pcoll {

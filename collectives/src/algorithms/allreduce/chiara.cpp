@@ -8,7 +8,7 @@
 // inside each batch (radix-k_AG recursive exchange with clipping). The lane-aligned layout after
 // II-b is exactly what Phase III starts from, so no intra-batch reorganisation happens between
 // the reduce-scatter and allgather halves (compare chiara_composed). Phases and the handling of
-// shapes the paper leaves open are in ../chiara/chiara.hpp.
+// shapes the paper leaves open are in ../patterns/chiara_phases.hpp.
 //
 // Restrictions: commutative op (the fold and the rotating roots combine ranks out of order);
 // PCOLL_CHIARA_BATCH, when set, must divide P.
@@ -18,7 +18,7 @@
 // (k_AG-1) messages of growing size. An estimate (chiara_model); the ledger has the exact count.
 // Temporary: the vector's stage (b blocks) times max(k_RS - 1, fold fan-in), or B-1 blocks at a
 // lane root, whichever is larger.
-#include "../chiara/chiara.hpp"
+#include "../patterns/chiara_phases.hpp"
 
 namespace pcoll {
 namespace {

@@ -6,7 +6,7 @@
 // (semi-composed) skips both. Having both lets the benefit of semi-composition be measured.
 //
 // Restrictions and cost: as chiara, plus two intra-batch rounds of b-1 segment messages.
-#include "../chiara/chiara.hpp"
+#include "../patterns/chiara_phases.hpp"
 
 namespace pcoll {
 namespace {

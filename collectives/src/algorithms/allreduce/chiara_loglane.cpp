@@ -21,7 +21,7 @@
 //                         rounds, each block crossing every tree edge once each way;
 //   chiara_lane=flat      the paper's LaneOp: the plan is exactly chiara's;
 //   chiara_lane=auto      halving for blocks of at least chiara_lane_crossover bytes (and B'
-//                         elements), doubling below. Schedules in ../chiara/chiara.hpp.
+//                         elements), doubling below. Schedules in ../patterns/chiara_phases.hpp.
 // Each element is still reduced on one rank in one fixed order per step, and the butterfly
 // partners evaluate the same expression, so all ranks hold identical bits.
 //
@@ -41,7 +41,7 @@
 //   bine:     2 (log2 B' + f)(alpha + beta n/B) + (log2 B' + f) gamma n/B,
 // instead of 2(B-1)(alpha + beta n/B) + (B-1) gamma n/B. An estimate (chiara_model); the ledger
 // has the exact count. Temporary: as chiara's Phase I, or one block, whichever is larger.
-#include "../chiara/chiara.hpp"
+#include "../patterns/chiara_phases.hpp"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "chiara.hpp"
+#include "chiara_phases.hpp"
 
 #include <algorithm>
 #include <cmath>

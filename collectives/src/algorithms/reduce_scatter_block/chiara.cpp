@@ -7,7 +7,7 @@
 // Restrictions: commutative op; PCOLL_CHIARA_BATCH, when set, must divide P.
 // Cost: Phases I and II-a of chiara (allreduce) plus one round of b-1 segment messages.
 // Temporary: the input vector (P * recvcount) plus the receive space of chiara.
-#include "../chiara/chiara.hpp"
+#include "../patterns/chiara_phases.hpp"
 #include "../../registry.hpp"
 
 namespace pcoll {
