@@ -22,3 +22,13 @@ TEST_CASE("the trace's collective column fits every name it records") {
     CHECK(form.size() + 1 <= pcoll::trace::kCollectiveField);
   }
 }
+
+TEST_CASE("the trace's params column fits every algorithm's parameters", "[trace]") {
+  for (const pcoll::AlgorithmInfo *a : pcoll::all_algorithms()) {
+    std::string text;
+    for (const pcoll::ParamSpec &p : a->params)
+      text += (text.empty() ? "" : ",") + std::string(p.name) + "=" + std::string(13, '9');
+    INFO(a->name << ": " << text);
+    CHECK(text.size() + 1 <= pcoll::trace::kParamsField);
+  }
+}

@@ -49,7 +49,7 @@ struct CallRow {
   std::int32_t rank;
   std::uint64_t seq, comm_seq;
   std::int64_t iteration;
-  char collective[kCollectiveField], algorithm[96], params[64];
+  char collective[kCollectiveField], algorithm[96], params[kParamsField];
   std::int32_t comm_size, comm_root;
   std::uint64_t count;
   std::uint32_t type_size;
@@ -72,7 +72,7 @@ struct AppRow {
 };
 struct SummaryRow {
   std::int32_t rank;
-  char collective[kCollectiveField], algorithm[96], params[64];
+  char collective[kCollectiveField], algorithm[96], params[kParamsField];
   std::uint64_t bytes;
   char metric[32];
   std::uint64_t n;

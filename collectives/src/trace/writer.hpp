@@ -20,6 +20,10 @@ bool writer_available();
 // tests/unit/trace_names_test.cpp checks every collective's three forms against it. A name that
 // would not fit is never cut silently: the writer names it on stderr.
 constexpr std::size_t kCollectiveField = 32;
+// The width of the `params` column: every algorithm's parameters as "name=value,..." with each
+// value at 13 characters (a size up to 2^40 bytes, in digits), checked by the same test; a
+// longer text is named on stderr like a long collective name.
+constexpr std::size_t kParamsField = 256;
 
 struct WriteInfo {
   bool final = true;  // false: a snapshot (PCOLL_Trace_flush) of a run still going
