@@ -5,7 +5,11 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <string>
 
+#include "datatype.hpp"
+#include "reduce.hpp"
+#include "registry.hpp"
 #include "select.hpp"
 
 namespace pcoll {
@@ -50,5 +54,74 @@ struct Signature {
   std::size_t blocks_in_units = 0, block_out_units = 0;
   bool packs() const { return !send.as_is || !recv.as_is; }
 };
+
+// alltoallv's and allgatherv's per-peer counts and displacements, as the user passed them.
+// allgatherv (`gather`) sends one block: sendcounts and sdispls point at one_count and one_displ.
+struct VectorArgs {
+  int peers = 0;
+  const int *sendcounts = nullptr, *sdispls = nullptr, *recvcounts = nullptr, *rdispls = nullptr;
+  bool gather = false;
+  int rank = 0;  // gather: this rank (its block's place in the receive buffer)
+  int one_count = 0, one_displ = 0;
+  int send_peers() const { return gather ? 1 : peers; }
+};
+
+// One call of a collective after its own argument checks, in the user's terms.
+struct Call {
+  Collective coll;
+  MPI_Comm comm;
+  int count;  // the call's count argument (allreduce, reduce, bcast: elements; others: per rank)
+  MPI_Op op;  // MPI_OP_NULL for data movement
+  const void *sendbuf;  // MPI_IN_PLACE: the input lives in recvbuf
+  void *recvbuf;
+  // The elements each buffer covers (alltoall: P blocks; in place: the input and output) and
+  // their datatypes. The receive side of a rank without output (reduce off the root) is empty.
+  int sendcount = 0;
+  MPI_Datatype sendtype = MPI_DATATYPE_NULL;
+  int recvcount = 0;
+  MPI_Datatype recvtype = MPI_DATATYPE_NULL;
+  int root = 0;                       // bcast, reduce
+  const VectorArgs *vec = nullptr;    // alltoallv, allgatherv: per-peer counts and displacements
+  const int *block_counts = nullptr;  // reduce_scatter: recvcounts, every rank's block
+
+  bool in_place() const { return sendbuf == MPI_IN_PLACE; }
+  // The memo may hold this call: predefined datatypes and op (handles that never change
+  // meaning), no per-rank layout (allgatherv's and reduce_scatter's counts, which are the
+  // signature's, are kept with the memo entry and compared in full).
+  bool memoizable() const {
+    return (vec == nullptr || vec->gather) && (op == MPI_OP_NULL || is_predefined_op(op)) &&
+           describe_type(recvtype).predefined && (in_place() || describe_type(sendtype).predefined);
+  }
+};
+
+// alltoallv in bytes: this rank's counts and displacements of the packed form, and how to get
+// there. A side whose datatype is dense is used in place (displacements made non-negative by
+// moving the buffer pointer to the lowest block used: MPI allows negative displacements); any
+// other is packed block by block into scratch memory, blocks in peer order.
+struct VectorLayout {
+  Layout bytes;
+  const char *send = nullptr;  // dense send side: the rebased buffer
+  char *recv = nullptr;        // dense receive side: the rebased buffer
+  bool pack_send = false, pack_recv = false;
+  std::size_t send_total = 0, recv_total = 0;  // packed bytes of each side
+};
+
+class Context;
+
+// MPI's convention for a failed call: says `msg` (when given), calls the communicator's error
+// handler, then returns the code.
+int fail_call(MPI_Comm comm, int code, const std::string &msg = {});
+
+// One side of a call: `count` elements of `dt`.
+Side side_of(int count, MPI_Datatype dt);
+// The call's signature: its shape in units every rank computes alike from its own (count,
+// datatype), and this rank's sides. Returns an MPI error code (a send side whose signature
+// cannot match the receive side's).
+int signature_of(const Context &ctx, const Call &c, Signature &sig);
+// alltoallv's and allgatherv's layout of the packed form (VectorLayout).
+VectorLayout vector_layout(const Call &c);
+// Packs or unpacks every block of one vector side to or from its packed form.
+int vector_pack(const void *buf, const int *counts, const int *displs, MPI_Datatype dt, int P,
+                char *packed, std::size_t total, MPI_Comm comm, bool into_packed);
 
 }  // namespace pcoll

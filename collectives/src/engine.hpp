@@ -24,7 +24,7 @@
 //   while before it blocks on it, so neither waits for the other to be woken by the kernel. A blocking vendor collective
 //   releases it while it waits inside the vendor, so the thread keeps every outstanding pcoll
 //   operation moving meanwhile (without the thread those on other communicators wait, see
-//   settle in request.hpp);
+//   complete_outstanding_on in request.hpp);
 // - it is stopped and joined at MPI_Finalize (pcoll's MPI_COMM_SELF attribute callback), before
 //   the trace is written;
 // - not in SMPI builds: a simulated rank is a SimGrid actor, not a process with threads.

@@ -443,7 +443,7 @@ int next_nonblocking_tag(Context &ctx) {
 
 bool operations_outstanding() { return !g_active.empty(); }
 
-int execute_alongside(const Plan &plan, const ExecBuffers &bufs, const Reducer &reducer,
+int execute_while_progressing(const Plan &plan, const ExecBuffers &bufs, const Reducer &reducer,
                       Context &ctx, std::vector<double> *phase_seconds) {
   Cursor c;
   c.reset(&plan, bufs, &reducer, ctx.comm(), kBlockingTag, &ctx.requests());
@@ -457,7 +457,7 @@ int execute_alongside(const Plan &plan, const ExecBuffers &bufs, const Reducer &
   return c.error();
 }
 
-void settle(const Context &ctx) {
+void complete_outstanding_on(const Context &ctx) {
   auto on_comm = [&ctx] {
     return std::any_of(g_active.begin(), g_active.end(),
                        [&ctx](const Operation *op) { return &op->context() == &ctx; });

@@ -202,14 +202,14 @@ bool operations_outstanding();
 // - a plan runs with the blocking tag (the peers that have nothing outstanding run it as usual),
 //   advanced with tests while every outstanding operation is advanced too; the time spent on
 //   those is counted in the round's phase;
-int execute_alongside(const Plan &plan, const ExecBuffers &bufs, const Reducer &reducer,
+int execute_while_progressing(const Plan &plan, const ExecBuffers &bufs, const Reducer &reducer,
                       Context &ctx, std::vector<double> *phase_seconds);
 // - a blocking vendor call cannot advance pcoll's plans while it waits inside the vendor, so the
 //   operations outstanding on its communicator are completed first (every rank does the same
 //   before this call, or waits for them, or is in a pcoll call that advances them). Operations
 //   on other communicators are not: a program that waits for one of those on one rank while
 //   another rank sits in a blocking vendor call can still hang (docs/architecture.md).
-void settle(const Context &ctx);
+void complete_outstanding_on(const Context &ctx);
 // PCOLL_Op_free's work: frees a user op now, or at the release of the last operation that holds
 // it (HeldHandles).
 int free_op(MPI_Op *op);

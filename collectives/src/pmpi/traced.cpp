@@ -108,7 +108,7 @@ int blocking(const char *name, MPI_Comm comm, std::size_t count, std::size_t typ
   if (!gate.serve()) return vendor();
   pcoll::progress();
   if (pcoll::operations_outstanding())
-    if (const pcoll::Context *ctx = pcoll::Context::find(comm)) pcoll::settle(*ctx);
+    if (const pcoll::Context *ctx = pcoll::Context::find(comm)) pcoll::complete_outstanding_on(*ctx);
   const MPI_Comm on = traced_comm(comm);
   pcoll::trace::CallScope scope;
   if (scope.on() && on != MPI_COMM_NULL) scope.describe(on, name, "vendor", count, type_size);
