@@ -214,7 +214,8 @@ int resolve(const Call &c, const Async &async, Resolved &r) {
   r.d = c.memoizable() ? ctx.memo_find(key, &r.sig, memo_counts, memo_n) : nullptr;
   if (r.d == nullptr) {
     if (int rc = signature_of(ctx, c, r.fresh); rc != MPI_SUCCESS) return rc;
-    r.d = &ctx.decision(r.fresh.shape, async.blocking() && !operations_outstanding());
+    r.d = async.blocking() && !operations_outstanding() ? &ctx.decide_collectively(r.fresh.shape)
+                                                        : &ctx.decide_locally(r.fresh.shape);
     r.sig = &r.fresh;
     if (c.memoizable()) ctx.memo_store(key, r.fresh, r.d, memo_counts, memo_n);
   }
