@@ -1,3 +1,6 @@
+// The engine (request.hpp): the table of every operation pcoll holds (OperationTable), how an
+// operation is issued, started and advanced (progress), and the held datatypes and ops. The
+// completion calls that finish its requests are in completion.cpp.
 #include "request.hpp"
 
 #include <pcoll/pcoll.h>
@@ -15,26 +18,34 @@ namespace pcoll {
 
 namespace {
 
-// Started and not complete, in the order they were started (progress goes through them in it).
-std::vector<Operation *> g_active;
-// Persistent operations by their token.
-std::unordered_map<MPI_Request, std::unique_ptr<Operation>> g_persistent;
-// Nonblocking operations that MPI freed (free_fn) after the engine was done with them: deleted at
-// the next entry into pcoll, not inside the vendor's completion call that ran free_fn (their
-// destructor frees datatypes and may free a context's communicator).
-std::vector<Operation *> g_released;
 // User ops held by outstanding operations (HeldHandles), and whether the program freed them.
 struct HeldOp {
   int holds = 0;
   bool free_pending = false;
 };
-std::unordered_map<MPI_Op, HeldOp> g_held_ops;
-// g_active.size() + g_persistent.size(), kept beside them (under the engine lock) for
-// requests_in_use(), which libpcoll_mpi.so's completion calls read before they take the lock.
-std::atomic<std::size_t> g_in_use{0};
-void count_in_use() {
-  g_in_use.store(g_active.size() + g_persistent.size(), std::memory_order_release);
-}
+
+// The engine's table of operations: every operation pcoll holds, in one object (one per process,
+// used under the engine lock, engine.hpp).
+struct OperationTable {
+  // Started and not complete, in the order they were started (progress goes through them in it).
+  std::vector<Operation *> active;
+  // Persistent operations by their token.
+  std::unordered_map<MPI_Request, std::unique_ptr<Operation>> persistent;
+  // Nonblocking operations that MPI freed (free_fn) after the engine was done with them: deleted
+  // at the next entry into pcoll, not inside the vendor's completion call that ran free_fn (their
+  // destructor frees datatypes and may free a context's communicator).
+  std::vector<Operation *> released;
+  std::unordered_map<MPI_Op, HeldOp> held_ops;
+  // active.size() + persistent.size(), kept beside them (under the engine lock) for
+  // requests_in_use(), which libpcoll_mpi.so's completion calls read before they take the lock.
+  std::atomic<std::size_t> in_use{0};
+  void count_in_use() {
+    in_use.store(active.size() + persistent.size(), std::memory_order_release);
+  }
+};
+OperationTable g_ops;
+
+}  // namespace
 
 // MPI's empty status with an error field: what a completed collective reports.
 void empty_status(MPI_Status *st, int err) {
@@ -45,6 +56,8 @@ void empty_status(MPI_Status *st, int err) {
   PMPI_Status_set_elements(st, MPI_BYTE, 0);
   PMPI_Status_set_cancelled(st, 0);
 }
+
+namespace {
 
 // The generalized request's callbacks (nonblocking operations). MPI calls query_fn when a wait
 // or test completes the request (its return value is the completion's error), free_fn once the
@@ -58,14 +71,14 @@ int query_fn(void *extra, MPI_Status *status) {
 int free_fn(void *extra) {
   auto *op = static_cast<Operation *>(extra);
   op->mpi_freed_ = true;
-  if (op->engine_done_) g_released.push_back(op);
+  if (op->engine_done_) g_ops.released.push_back(op);
   return MPI_SUCCESS;
 }
 
 void delete_released() {
-  while (!g_released.empty()) {
-    Operation *op = g_released.back();
-    g_released.pop_back();
+  while (!g_ops.released.empty()) {
+    Operation *op = g_ops.released.back();
+    g_ops.released.pop_back();
     delete op;
   }
 }
@@ -80,14 +93,16 @@ void finish(Operation *op) {
   const MPI_Request h = op->handle;
   const bool freed = op->mpi_freed_;
   op->engine_done_ = true;
-  PMPI_Grequest_complete(h);  // (may call free_fn, which then hands op to g_released)
+  PMPI_Grequest_complete(h);  // (may call free_fn, which then hands op to g_ops.released)
   if (freed) delete op;
 }
 
+}  // namespace
+
 Operation *persistent_of(MPI_Request r) {
-  if (g_persistent.empty() || r == MPI_REQUEST_NULL) return nullptr;
-  const auto it = g_persistent.find(r);
-  return it == g_persistent.end() ? nullptr : it->second.get();
+  if (g_ops.persistent.empty() || r == MPI_REQUEST_NULL) return nullptr;
+  const auto it = g_ops.persistent.find(r);
+  return it == g_ops.persistent.end() ? nullptr : it->second.get();
 }
 
 // A persistent operation's completion by a wait or test: its status and error, then inactive.
@@ -99,10 +114,13 @@ int complete_persistent(Operation *op, MPI_Status *st) {
   return e;
 }
 
+namespace {
 int call_errhandler(MPI_Comm comm, int code) {
   if (code != MPI_SUCCESS && comm != MPI_COMM_NULL) MPI_Comm_call_errhandler(comm, code);
   return code;
 }
+}  // namespace
+
 // An operation's error through its communicator's handler; returned alone once the program has
 // freed the communicator (its handle may name another communicator by now).
 int op_error(const Operation *op, int code) {
@@ -128,179 +146,19 @@ int start_one(MPI_Request *request) {
   if (op->advance()) {
     finish(op);
   } else {
-    g_active.push_back(op);
-    count_in_use();
+    g_ops.active.push_back(op);
+    g_ops.count_in_use();
     progress_thread_wake();
   }
   return MPI_SUCCESS;
 }
 
-// The requests of an array that are not persistent pcoll tokens, for the vendor's calls.
-struct Split {
-  std::vector<MPI_Request> rest;
-  std::vector<int> where;  // rest[k] is array[where[k]]
-  std::vector<int> mine;   // indices of pcoll tokens
-  void make(int n, const MPI_Request *reqs) {
-    for (int i = 0; i < n; ++i) {
-      if (persistent_of(reqs[i]) != nullptr) {
-        mine.push_back(i);
-      } else {
-        rest.push_back(reqs[i]);
-        where.push_back(i);
-      }
-    }
-  }
-  void write_back(MPI_Request *reqs) const {
-    for (std::size_t k = 0; k < rest.size(); ++k) reqs[where[k]] = rest[k];
-  }
-};
-
-bool any_mine(int n, const MPI_Request *reqs) {
-  if (g_persistent.empty()) return false;
+bool any_persistent_token(int n, const MPI_Request *reqs) {
+  if (g_ops.persistent.empty()) return false;
   for (int i = 0; i < n; ++i)
     if (persistent_of(reqs[i]) != nullptr) return true;
   return false;
 }
-
-MPI_Status *status_at(MPI_Status *sts, int i) {
-  return sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : sts + i;
-}
-
-// Waitall/Testall over an array holding pcoll tokens: the tokens' operations complete first
-// (Waitall) or must all be complete (Testall) before the vendor sees the rest, because MPI's
-// Testall changes nothing unless every request is complete.
-int all_with_tokens(int n, MPI_Request *reqs, int *flag, MPI_Status *sts, bool block) {
-  Split s;
-  s.make(n, reqs);
-  for (;;) {
-    progress();
-    bool done = true;
-    for (int i : s.mine)
-      if (persistent_of(reqs[i])->active_) done = false;
-    if (done) break;
-    if (!block) {
-      *flag = 0;
-      return MPI_SUCCESS;
-    }
-  }
-  std::vector<MPI_Status> rest_st(s.rest.size());
-  int rc = MPI_SUCCESS, f = 1;
-  const int nr = static_cast<int>(s.rest.size());
-  if (nr > 0) {
-    for (;;) {
-      rc = PMPI_Testall(nr, s.rest.data(), &f, rest_st.data());
-      if (rc != MPI_SUCCESS || f || !block) break;
-      progress();
-    }
-  }
-  if (!f) {
-    *flag = 0;
-    return rc;
-  }
-  s.write_back(reqs);
-  bool failed = rc != MPI_SUCCESS;
-  if (sts != MPI_STATUSES_IGNORE)
-    for (std::size_t k = 0; k < s.rest.size(); ++k) sts[s.where[k]] = rest_st[k];
-  for (int i : s.mine) {
-    if (complete_persistent(persistent_of(reqs[i]), status_at(sts, i)) != MPI_SUCCESS)
-      failed = true;
-  }
-  *flag = 1;
-  return failed ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
-}
-
-// Waitany/Testany over an array holding pcoll tokens.
-int any_with_tokens(int n, MPI_Request *reqs, int *index, int *flag, MPI_Status *st, bool block) {
-  Split s;
-  s.make(n, reqs);
-  for (;;) {
-    progress();
-    bool some_active = false;
-    for (int i : s.mine) {
-      Operation *op = persistent_of(reqs[i]);
-      if (!op->mpi_active_) continue;
-      some_active = true;
-      if (!op->active_) {
-        *index = i;
-        *flag = 1;
-        return complete_persistent(op, st);
-      }
-    }
-    int k = MPI_UNDEFINED, f = 0;
-    const int rc = s.rest.empty() ? (f = 1, MPI_SUCCESS)
-                                  : PMPI_Testany(static_cast<int>(s.rest.size()), s.rest.data(),
-                                                 &k, &f, st);
-    s.write_back(reqs);
-    if (rc != MPI_SUCCESS || (f && k != MPI_UNDEFINED)) {
-      *index = k == MPI_UNDEFINED ? MPI_UNDEFINED : s.where[static_cast<std::size_t>(k)];
-      *flag = 1;
-      return rc;
-    }
-    if (f && !some_active) {  // nothing active at all
-      *index = MPI_UNDEFINED;
-      *flag = 1;
-      empty_status(st, MPI_SUCCESS);
-      return MPI_SUCCESS;
-    }
-    if (!block) {
-      *index = MPI_UNDEFINED;
-      *flag = 0;
-      return MPI_SUCCESS;
-    }
-  }
-}
-
-// Waitsome/Testsome over an array holding pcoll tokens.
-int some_with_tokens(int n, MPI_Request *reqs, int *outcount, int *indices, MPI_Status *sts,
-                     bool block) {
-  Split s;
-  s.make(n, reqs);
-  std::vector<int> k(s.rest.size());
-  std::vector<MPI_Status> rest_st(s.rest.size());
-  for (;;) {
-    progress();
-    int out = 0;
-    bool some_active = false, failed = false;
-    for (int i : s.mine) {
-      Operation *op = persistent_of(reqs[i]);
-      if (!op->mpi_active_) continue;
-      some_active = true;
-      if (op->active_) continue;
-      indices[out] = i;
-      if (complete_persistent(op, status_at(sts, out)) != MPI_SUCCESS) failed = true;
-      ++out;
-    }
-    int m = 0;
-    int rc = MPI_SUCCESS;
-    if (!s.rest.empty()) {
-      rc = PMPI_Testsome(static_cast<int>(s.rest.size()), s.rest.data(), &m, k.data(),
-                         rest_st.data());
-      s.write_back(reqs);
-    } else {
-      m = MPI_UNDEFINED;
-    }
-    if (m != MPI_UNDEFINED) {
-      for (int j = 0; j < m; ++j) {
-        indices[out] = s.where[static_cast<std::size_t>(k[static_cast<std::size_t>(j)])];
-        if (sts != MPI_STATUSES_IGNORE) sts[out] = rest_st[static_cast<std::size_t>(j)];
-        ++out;
-      }
-    }
-    if (m == MPI_UNDEFINED && !some_active) {
-      *outcount = MPI_UNDEFINED;
-      return MPI_SUCCESS;
-    }
-    if (out > 0 || rc != MPI_SUCCESS || !block) {
-      *outcount = out;
-      if (rc != MPI_SUCCESS || failed) return MPI_ERR_IN_STATUS;
-      return MPI_SUCCESS;
-    }
-  }
-}
-
-}  // namespace
-
-namespace {
 
 // Blocks until a transfer of an outstanding operation completes: one PMPI_Waitsome over all of
 // their pending requests, instead of a loop of tests (one library call per completion, and the
@@ -320,7 +178,7 @@ bool block_once() {
   thread_local std::vector<MPI_Request> reqs;
   slots.clear();
   owner.clear();
-  for (Operation *op : g_active) {
+  for (Operation *op : g_ops.active) {
     op->pending(slots);
     owner.resize(slots.size(), op);
   }
@@ -343,45 +201,9 @@ bool block_once() {
 
 bool outstanding_handle(MPI_Request r) {
   return r != MPI_REQUEST_NULL &&
-         std::any_of(g_active.begin(), g_active.end(),
+         std::any_of(g_ops.active.begin(), g_ops.active.end(),
                      [r](const Operation *op) { return op->handle == r; });
 }
-
-// Whether every request of the array is pcoll's: a persistent token, or the handle of an
-// outstanding nonblocking operation (null requests do not count). Then a wait for them may
-// block on the operations' transfers (block_once).
-bool only_pcoll(int n, const MPI_Request *reqs) {
-  bool any = false;
-  for (int i = 0; i < n; ++i) {
-    if (reqs[i] == MPI_REQUEST_NULL) continue;
-    if (persistent_of(reqs[i]) == nullptr && !outstanding_handle(reqs[i])) return false;
-    any = true;
-  }
-  return any;
-}
-
-// Waits, blocking on the operations' transfers, until none of the n requests (all pcoll's) is
-// active in the engine; the caller then completes them as usual (at once).
-void wait_engine(int n, const MPI_Request *reqs) {
-  auto active = [&] {
-    for (int i = 0; i < n; ++i) {
-      if (reqs[i] == MPI_REQUEST_NULL) continue;
-      if (Operation *op = persistent_of(reqs[i])) {
-        if (op->active_) return true;
-      } else if (outstanding_handle(reqs[i])) {
-        return true;
-      }
-    }
-    return false;
-  };
-  for (;;) {
-    progress();
-    if (!active()) return;
-    block_once();
-  }
-}
-
-}  // namespace
 
 Operation::Operation(Kind kind, MPI_Comm user_comm, Context *ctx)
     : kind_(kind), user_comm_(user_comm), ctx_(ctx) {
@@ -413,22 +235,22 @@ MPI_Datatype HeldHandles::type(MPI_Datatype t) {
 void HeldHandles::op(MPI_Op o) {
   if (o == MPI_OP_NULL || is_predefined_op(o) || op_ != MPI_OP_NULL) return;
   op_ = o;
-  ++g_held_ops[o].holds;
+  ++g_ops.held_ops[o].holds;
 }
 
 HeldHandles::~HeldHandles() {
   for (auto &p : types_) PMPI_Type_free(&p.second);
   if (op_ == MPI_OP_NULL) return;
-  const auto it = g_held_ops.find(op_);
-  if (it == g_held_ops.end() || --it->second.holds > 0) return;
+  const auto it = g_ops.held_ops.find(op_);
+  if (it == g_ops.held_ops.end() || --it->second.holds > 0) return;
   if (it->second.free_pending) PMPI_Op_free(&op_);
-  g_held_ops.erase(it);
+  g_ops.held_ops.erase(it);
 }
 
 int free_op(MPI_Op *op) {
   if (op != nullptr && *op != MPI_OP_NULL) {
-    const auto it = g_held_ops.find(*op);
-    if (it != g_held_ops.end()) {
+    const auto it = g_ops.held_ops.find(*op);
+    if (it != g_ops.held_ops.end()) {
       it->second.free_pending = true;
       *op = MPI_OP_NULL;
       return MPI_SUCCESS;
@@ -437,11 +259,23 @@ int free_op(MPI_Op *op) {
   return PMPI_Op_free(op);
 }
 
+int free_persistent(Operation *op, MPI_Request *request) {
+  if (op->mpi_active_) {
+    report("MPI_Request_free: the persistent collective request is active (MPI: erroneous)");
+    return op_error(op, MPI_ERR_REQUEST);
+  }
+  MPI_Request token = *request;
+  g_ops.persistent.erase(token);
+  g_ops.count_in_use();
+  *request = MPI_REQUEST_NULL;
+  return PMPI_Request_free(&token);
+}
+
 int next_nonblocking_tag(Context &ctx) {
   return ctx.next_nonblocking_tag(kNonblockingTags);
 }
 
-bool operations_outstanding() { return !g_active.empty(); }
+bool operations_outstanding() { return !g_ops.active.empty(); }
 
 int execute_while_progressing(const Plan &plan, const ExecBuffers &bufs, const Reducer &reducer,
                       Context &ctx, std::vector<double> *phase_seconds) {
@@ -459,24 +293,24 @@ int execute_while_progressing(const Plan &plan, const ExecBuffers &bufs, const R
 
 void complete_outstanding_on(const Context &ctx) {
   auto on_comm = [&ctx] {
-    return std::any_of(g_active.begin(), g_active.end(),
+    return std::any_of(g_ops.active.begin(), g_ops.active.end(),
                        [&ctx](const Operation *op) { return &op->context() == &ctx; });
   };
   while (on_comm()) progress();
 }
 
 bool requests_in_use() {
-  return g_in_use.load(std::memory_order_acquire) != 0;
+  return g_ops.in_use.load(std::memory_order_acquire) != 0;
 }
 
 void progress() {
-  if (!g_released.empty()) delete_released();
-  if (g_active.empty()) return;
-  for (std::size_t i = 0; i < g_active.size();) {
-    Operation *op = g_active[i];
+  if (!g_ops.released.empty()) delete_released();
+  if (g_ops.active.empty()) return;
+  for (std::size_t i = 0; i < g_ops.active.size();) {
+    Operation *op = g_ops.active[i];
     if (op->advance()) {
-      g_active.erase(g_active.begin() + static_cast<std::ptrdiff_t>(i));
-      count_in_use();
+      g_ops.active.erase(g_ops.active.begin() + static_cast<std::ptrdiff_t>(i));
+      g_ops.count_in_use();
       finish(op);
     } else {
       ++i;
@@ -493,8 +327,8 @@ int issue(std::unique_ptr<Operation> op, MPI_Request *request) {
         rc != MPI_SUCCESS)
       return rc;
     op->handle = token;
-    g_persistent.emplace(token, std::move(op));
-    count_in_use();
+    g_ops.persistent.emplace(token, std::move(op));
+    g_ops.count_in_use();
     *request = token;
     return MPI_SUCCESS;
   }
@@ -519,8 +353,8 @@ int issue(std::unique_ptr<Operation> op, MPI_Request *request) {
   if (raw->advance()) {
     finish(raw);
   } else {
-    g_active.push_back(raw);
-    count_in_use();
+    g_ops.active.push_back(raw);
+    g_ops.count_in_use();
     progress_thread_wake();
   }
   return MPI_SUCCESS;
@@ -567,153 +401,11 @@ bool VendorOperation::advance() {
 
 }  // namespace pcoll
 
-// --- the completion calls, with MPI's signatures ------------------------------------------------
-
-using pcoll::g_active;
-using pcoll::progress;
-
 extern "C" {
-
-int PCOLL_Wait(MPI_Request *request, MPI_Status *status) {
-  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
-  const pcoll::trace::WaitClock waiting;  // the traced operations' "wait" phase
-  if (pcoll::only_pcoll(1, request)) pcoll::wait_engine(1, request);
-  if (pcoll::Operation *op = pcoll::persistent_of(*request))  // (inactive: wait_engine ran)
-    return pcoll::op_error(op, pcoll::complete_persistent(op, status));
-  while (!g_active.empty()) {
-    progress();
-    int flag = 0;
-    const int rc = PMPI_Test(request, &flag, status);
-    if (rc != MPI_SUCCESS || flag) return rc;
-  }
-  return PMPI_Wait(request, status);
-}
-
-int PCOLL_Test(MPI_Request *request, int *flag, MPI_Status *status) {
-  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
-  progress();
-  if (pcoll::Operation *op = pcoll::persistent_of(*request)) {
-    *flag = !op->active_;
-    if (!*flag) return MPI_SUCCESS;
-    return pcoll::op_error(op, pcoll::complete_persistent(op, status));
-  }
-  return PMPI_Test(request, flag, status);
-}
-
-int PCOLL_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
-  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
-  const pcoll::trace::WaitClock waiting;  // the traced operations' "wait" phase
-  if (pcoll::only_pcoll(count, requests)) pcoll::wait_engine(count, requests);
-  if (pcoll::any_mine(count, requests)) {
-    int flag = 0;
-    return pcoll::all_with_tokens(count, requests, &flag, statuses, true);
-  }
-  while (!g_active.empty()) {
-    progress();
-    int flag = 0;
-    const int rc = PMPI_Testall(count, requests, &flag, statuses);
-    if (rc != MPI_SUCCESS || flag) return rc;
-  }
-  return PMPI_Waitall(count, requests, statuses);
-}
-
-int PCOLL_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
-  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
-  if (pcoll::any_mine(count, requests))
-    return pcoll::all_with_tokens(count, requests, flag, statuses, false);
-  progress();
-  return PMPI_Testall(count, requests, flag, statuses);
-}
-
-int PCOLL_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
-  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
-  const pcoll::trace::WaitClock waiting;  // the traced operations' "wait" phase
-  if (pcoll::any_mine(count, requests)) {
-    int flag = 0;
-    return pcoll::any_with_tokens(count, requests, index, &flag, status, true);
-  }
-  while (!g_active.empty()) {
-    progress();
-    int flag = 0;
-    const int rc = PMPI_Testany(count, requests, index, &flag, status);
-    if (rc != MPI_SUCCESS || flag) return rc;
-  }
-  return PMPI_Waitany(count, requests, index, status);
-}
-
-int PCOLL_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
-  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
-  if (pcoll::any_mine(count, requests))
-    return pcoll::any_with_tokens(count, requests, index, flag, status, false);
-  progress();
-  return PMPI_Testany(count, requests, index, flag, status);
-}
-
-int PCOLL_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
-                   MPI_Status statuses[]) {
-  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
-  const pcoll::trace::WaitClock waiting;
-  if (pcoll::any_mine(incount, requests))
-    return pcoll::some_with_tokens(incount, requests, outcount, indices, statuses, true);
-  while (!g_active.empty()) {
-    progress();
-    const int rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
-    if (rc != MPI_SUCCESS || *outcount != 0) return rc;
-  }
-  return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
-}
-
-int PCOLL_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
-                   MPI_Status statuses[]) {
-  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
-  if (pcoll::any_mine(incount, requests))
-    return pcoll::some_with_tokens(incount, requests, outcount, indices, statuses, false);
-  progress();
-  return PMPI_Testsome(incount, requests, outcount, indices, statuses);
-}
-
-int PCOLL_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
-  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
-  progress();
-  if (pcoll::Operation *op = pcoll::persistent_of(request)) {
-    *flag = !op->active_;
-    if (*flag) pcoll::empty_status(status, op->mpi_active_ ? op->err_ : MPI_SUCCESS);
-    return MPI_SUCCESS;
-  }
-  return PMPI_Request_get_status(request, flag, status);
-}
-
-int PCOLL_Start(MPI_Request *request) {
-  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
-  return pcoll::start_one(request);
-}
-
-int PCOLL_Startall(int count, MPI_Request requests[]) {
-  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
-  for (int i = 0; i < count; ++i)
-    if (const int rc = pcoll::start_one(&requests[i]); rc != MPI_SUCCESS) return rc;
-  return MPI_SUCCESS;
-}
 
 int PCOLL_Op_free(MPI_Op *op) {
   const pcoll::EngineLock lock;
   return pcoll::free_op(op);
-}
-
-int PCOLL_Request_free(MPI_Request *request) {
-  const pcoll::EngineLock lock;  // (engine.hpp; taken before any state is read)
-  if (pcoll::Operation *op = pcoll::persistent_of(*request)) {
-    if (op->mpi_active_) {
-      pcoll::report("MPI_Request_free: the persistent collective request is active (MPI: erroneous)");
-      return pcoll::op_error(op, MPI_ERR_REQUEST);
-    }
-    MPI_Request token = *request;
-    pcoll::g_persistent.erase(token);
-    pcoll::count_in_use();
-    *request = MPI_REQUEST_NULL;
-    return PMPI_Request_free(&token);
-  }
-  return PMPI_Request_free(request);
 }
 
 }  // extern "C"

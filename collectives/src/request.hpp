@@ -217,4 +217,25 @@ int free_op(MPI_Op *op);
 // calls of libpcoll_mpi.so hand everything straight to the vendor.
 bool requests_in_use();
 
+// --- The engine's requests, for the completion calls (completion.cpp) ---------------------------
+// The persistent operation whose token r is, or null.
+Operation *persistent_of(MPI_Request r);
+// Whether any of the n requests is a persistent pcoll token.
+bool any_persistent_token(int n, const MPI_Request *reqs);
+// Whether r is the handle of a nonblocking operation still in the engine.
+bool outstanding_handle(MPI_Request r);
+// Blocks until a transfer of an outstanding operation completes (false when none is pending).
+bool block_once();
+// Starts the persistent operation of *request, or the vendor's persistent request.
+int start_one(MPI_Request *request);
+// A persistent operation's completion by a wait or test: its status and error, then inactive.
+int complete_persistent(Operation *op, MPI_Status *st);
+// Frees an inactive persistent operation and its token (an active one: MPI_ERR_REQUEST).
+int free_persistent(Operation *op, MPI_Request *request);
+// MPI's empty status with an error field: what a completed collective reports.
+void empty_status(MPI_Status *st, int err);
+// An operation's error through its communicator's handler; returned alone once the program has
+// freed the communicator (its handle may name another communicator by now).
+int op_error(const Operation *op, int code);
+
 }  // namespace pcoll
