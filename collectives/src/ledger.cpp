@@ -8,6 +8,8 @@ namespace pcoll {
 namespace {
 
 // Finish times of every round under (alpha, beta, gamma); start(r, k) = finish(r, k - 1).
+// count_rounds: the number of communication steps instead (a round that sends, receives or waits
+// on shared-memory flags counts one).
 double critical_path(const Schedule &s, std::size_t ts, const CostParams &c, bool count_rounds) {
   const int P = s.size();
   std::vector<std::vector<double>> finish(static_cast<std::size_t>(P));
@@ -19,11 +21,19 @@ double critical_path(const Schedule &s, std::size_t ts, const CostParams &c, boo
     double t = start(r, k);
     for (const auto &l : s.recv_from[r][k]) t = std::max(t, start(l.rank, l.round));
     for (const auto &l : s.send_to[r][k]) t = std::max(t, start(l.rank, l.round));
+    // Shared memory: a round that waits begins once every awaited round has finished, and
+    // seeing the flags costs one latency; copies into or out of the node segment are memory
+    // traffic, charged at beta (local copies between a rank's own buffers are not charged).
+    for (const auto &l : s.wait_on[r][k]) t = std::max(t, finish[l.rank][l.round]);
+    if (!rd.waits.empty()) t += count_rounds ? 1.0 : c.alpha;
     double out = 0, in = 0, red = 0;
     for (const auto &x : rd.sends) out += c.alpha + c.beta * double(x.range.len * ts);
     for (const auto &x : rd.recvs) in += c.alpha + c.beta * double(x.range.len * ts);
     for (const auto &op : rd.ops)
-      if (op.kind == OpKind::reduce) red += c.gamma * double(op.src.len * ts);
+      if (op.kind == OpKind::reduce)
+        red += c.gamma * double(op.src.len * ts);
+      else if (op.kind == OpKind::copy && (op.src.buf == Buf::node || op.dst.buf == Buf::node))
+        red += c.beta * double(op.src.len * ts);
     const bool communicates = !rd.sends.empty() || !rd.recvs.empty();
     finish[r][k] = t + (count_rounds ? (communicates ? 1.0 : 0.0) : std::max(out, in) + red);
     worst = std::max(worst, finish[r][k]);

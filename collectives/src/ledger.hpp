@@ -8,7 +8,10 @@
 //   max(own start, start of every peer's matching round)
 //     + max(sum over sends (alpha + beta b), sum over receives (alpha + beta b))
 //     + gamma * bytes reduced in the round,
-// i.e. full-duplex links, messages in one direction serialised. The critical path is the largest
+// i.e. full-duplex links, messages in one direction serialised. Shared-memory plans: a round
+// that waits on flags starts after the rounds raising them have finished, plus alpha (seeing the
+// flag; counted as one message and one round), and copies through the node segment cost
+// beta * b. The critical path is the largest
 // finish time over ranks. This reproduces the closed forms of "Rings, Trees, and Butterflies: HPX
 // Collectives" exactly for the textbook cases (tests/unit/ledger_test.cpp checks it).
 #pragma once
@@ -23,7 +26,7 @@ namespace pcoll {
 
 struct Ledger {
   double rounds = 0;    // critical-path rounds (each round counts 1)
-  double messages = 0;  // critical-path message starts (the alpha coefficient)
+  double messages = 0;  // critical-path message starts and flag waits (the alpha coefficient)
   double model_time = 0;
   std::size_t max_bytes_sent = 0;
   double mean_bytes_sent = 0;

@@ -14,6 +14,8 @@ const char *buf_name(Buf b) {
       return "out";
     case Buf::tmp:
       return "tmp";
+    case Buf::node:
+      return "node";
   }
   return "?";
 }
@@ -56,10 +58,16 @@ void add_copy(Round &r, Range src, Range dst, int after_recv) {
   r.ops.push_back(LocalOp{OpKind::copy, src, dst, true, after_recv});
 }
 
+void add_wait_all(Round &r, int rank, int size, int signal) {
+  for (int q = 0; q < size; ++q)
+    if (q != rank) r.waits.push_back(Wait{q, signal});
+}
+
 void rotate_peers(Plan &plan, int root, int size) {
   for (auto &r : plan.rounds) {
     for (auto &x : r.sends) x.peer = (x.peer + root) % size;
     for (auto &x : r.recvs) x.peer = (x.peer + root) % size;
+    for (auto &w : r.waits) w.peer = (w.peer + root) % size;
   }
 }
 
@@ -91,7 +99,9 @@ Plan make_plan(const AlgorithmInfo &algo, const PlanRequest &req) {
   for (std::size_t k = 0; k < p.rounds.size(); ++k) {
     Round &r = p.rounds[k];
     r.step = static_cast<int>(k);
-    if (!r.sends.empty() || !r.recvs.empty() || !r.ops.empty()) kept.push_back(std::move(r));
+    if (!r.sends.empty() || !r.recvs.empty() || !r.ops.empty() || !r.waits.empty() ||
+        r.signal > 0)
+      kept.push_back(std::move(r));
   }
   p.rounds = std::move(kept);
   finalize_plan(p);

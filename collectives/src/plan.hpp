@@ -21,8 +21,11 @@
 namespace pcoll {
 
 // The buffers a plan may name. `in` is the user's send buffer (read only), `out` the user's
-// receive buffer, `tmp` scratch memory owned by the communicator's context.
-enum class Buf : std::uint8_t { in, out, tmp };
+// receive buffer, `tmp` scratch memory owned by the communicator's context, `node` the data
+// area of the node's shared-memory segment (shm/segment.hpp) that this call uses: the same
+// bytes on every rank of the node, at the same element offsets, so one rank's copy into it is
+// another's source once a flag says so (Round::waits and Round::signal).
+enum class Buf : std::uint8_t { in, out, tmp, node };
 const char *buf_name(Buf b);
 
 struct Range {
@@ -60,7 +63,21 @@ struct LocalOp {
   bool after_sends = false;
 };
 
+// A wait on a flag of the node segment: the round begins only once rank `peer` (a rank of the
+// same node) has raised its flag of this call to at least `signal` (Round::signal), so what
+// that rank wrote to the node area before raising it can be read, and what it read before can
+// be overwritten.
+struct Wait {
+  int peer = -1;
+  int signal = 0;
+};
+
 struct Round {
+  // Shared-memory rounds: the flags to wait for before anything else of the round, and the value
+  // to raise this rank's flag to once everything of the round is done (0: none). Signals grow
+  // along a plan: 1, 2, ... (check_plan).
+  std::vector<Wait> waits;
+  int signal = 0;
   std::vector<Xfer> recvs;
   std::vector<Xfer> sends;
   std::vector<LocalOp> ops;
@@ -81,6 +98,9 @@ struct Plan {
   std::size_t in_elems = 0;   // size the plan assumes for the `in` buffer
   std::size_t out_elems = 0;  // size the plan assumes for the `out` buffer
   std::size_t tmp_elems = 0;  // scratch the plan needs
+  // The node segment's data area the plan uses, in elements from its start (0: none). Every rank
+  // of a shared-memory plan gives the same value: the area is one, and so are its offsets.
+  std::size_t node_elems = 0;
   // Allreduce-like plans work in `out` only: the executor copies `in` to `out` first (unless
   // MPI_IN_PLACE). make_plan() sets it from the collective's row (CollectiveInfo::copy_in_to_out)
   // unless the builder set reads_in_only, so builders never set it; the default serves plans
@@ -110,6 +130,9 @@ inline Range tmp_range(std::size_t off, std::size_t len) {
 inline Range in_range(std::size_t off, std::size_t len) {
   return Range{Buf::in, off, len};
 }
+inline Range node_range(std::size_t off, std::size_t len) {
+  return Range{Buf::node, off, len};
+}
 // The `len` elements of `r` that start `off` elements into it.
 inline Range sub(Range r, std::size_t off, std::size_t len) {
   return Range{r.buf, r.off + off, len};
@@ -122,6 +145,15 @@ void add_send(Round &r, int peer, Range range);
 int add_recv(Round &r, int peer, Range range);
 void add_reduce(Round &r, Range src, Range dst, bool src_is_left, int after_recv = -1);
 void add_copy(Round &r, Range src, Range dst, int after_recv = -1);
+// A wait for every rank of the node but this one (ranks 0..size-1 of a one-node plan).
+void add_wait_all(Round &r, int rank, int size, int signal);
+// Whether the plan uses the node segment (a shared-memory plan).
+inline bool uses_node(const Plan &p) {
+  if (p.node_elems > 0) return true;
+  for (const Round &r : p.rounds)
+    if (r.signal > 0 || !r.waits.empty()) return true;
+  return false;
+}
 
 // Builders that plan on virtual ranks v = (rank - root) mod size, with the root as rank 0 (the
 // broadcasts): maps every peer back to its real rank, (v + root) mod size.

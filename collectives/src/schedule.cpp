@@ -3,6 +3,8 @@
 #include <map>
 #include <sstream>
 
+#include "shm/segment.hpp"
+
 namespace pcoll {
 
 namespace {
@@ -15,6 +17,8 @@ std::size_t limit_of(const Plan &p, Buf b) {
       return p.out_elems;
     case Buf::tmp:
       return p.tmp_elems;
+    case Buf::node:
+      return p.node_elems;
   }
   return 0;
 }
@@ -52,9 +56,20 @@ std::vector<Plan> build_all(const AlgorithmInfo &algo, const PlanRequest &req,
 }
 
 std::string check_plan(const Plan &p) {
+  int last_signal = 0;
   for (std::size_t k = 0; k < p.rounds.size(); ++k) {
     const Round &r = p.rounds[k];
     auto in_bounds = [&](const Range &x) { return x.off + x.len <= limit_of(p, x.buf); };
+    if (r.signal != 0 && (r.signal <= last_signal || r.signal > NodeSegment::kMaxSignal))
+      return where(p, k) + ": signals must grow along the plan (1, 2, ...)";
+    if (r.signal != 0) last_signal = r.signal;
+    for (const Wait &w : r.waits)
+      if (w.peer < 0 || w.peer >= p.size || w.peer == p.rank || w.signal <= 0)
+        return where(p, k) + ": bad wait";
+    for (const auto &x : r.sends)
+      if (x.range.buf == Buf::node) return where(p, k) + ": a message sent from the node area";
+    for (const auto &x : r.recvs)
+      if (x.range.buf == Buf::node) return where(p, k) + ": a message received into the node area";
     for (const auto &x : r.sends) {
       if (!in_bounds(x.range)) return where(p, k) + ": send range out of bounds";
       if (x.peer < 0 || x.peer >= p.size || x.peer == p.rank) return where(p, k) + ": bad peer";
@@ -92,6 +107,7 @@ Schedule make_schedule(std::vector<Plan> plans) {
   const int P = s.size();
   s.recv_from.resize(static_cast<std::size_t>(P));
   s.send_to.resize(static_cast<std::size_t>(P));
+  s.wait_on.resize(static_cast<std::size_t>(P));
   // Per ordered pair (src, dst): the sends and receives in posting order.
   std::map<std::pair<int, int>, std::vector<MsgLink>> sends, recvs;
   for (int r = 0; r < P; ++r) {
@@ -147,6 +163,24 @@ Schedule make_schedule(std::vector<Plan> plans) {
                            "0 sends but " + std::to_string(rv.size()) + " receives");
       return s;
     }
+  // Each wait to the round of its peer that first raises the flag that far.
+  for (int r = 0; r < P; ++r) {
+    const Plan &p = s.plans[static_cast<std::size_t>(r)];
+    s.wait_on[r].resize(p.rounds.size());
+    for (std::size_t k = 0; k < p.rounds.size(); ++k)
+      for (const Wait &w : p.rounds[k].waits) {
+        const auto &peer = s.plans[static_cast<std::size_t>(w.peer)].rounds;
+        int at = -1;
+        for (std::size_t j = 0; j < peer.size() && at < 0; ++j)
+          if (peer[j].signal >= w.signal) at = static_cast<int>(j);
+        if (at < 0) {
+          s.error = where(p, k) + ": waits for signal " + std::to_string(w.signal) + " of rank " +
+                    std::to_string(w.peer) + ", which never raises its flag that far";
+          return s;
+        }
+        s.wait_on[r][k].push_back({w.peer, at, -1});
+      }
+  }
   // Completion order under the rendezvous model.
   std::vector<int> next(static_cast<std::size_t>(P), 0);
   std::size_t remaining = 0;
@@ -159,6 +193,7 @@ Schedule make_schedule(std::vector<Plan> plans) {
       bool ready = true;
       for (const auto &l : s.recv_from[r][k]) ready = ready && next[l.rank] >= l.round;
       for (const auto &l : s.send_to[r][k]) ready = ready && next[l.rank] >= l.round;
+      for (const auto &l : s.wait_on[r][k]) ready = ready && next[l.rank] > l.round;
       if (!ready) continue;
       s.order.emplace_back(r, k);
       ++next[r];

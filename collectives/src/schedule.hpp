@@ -6,7 +6,8 @@
 // sends to rank d is received by the i-th receive rank d posts from s. Completion follows a
 // rendezvous model (the safest assumption): a round completes only when every peer it sends to
 // or receives from has started the matching round; a schedule in which no round can complete is
-// a deadlock and is reported as an error.
+// a deadlock and is reported as an error. A shared-memory wait (Round::waits) is satisfied once
+// the round raising the awaited signal has completed.
 #pragma once
 
 #include <string>
@@ -27,6 +28,9 @@ struct Schedule {
   std::vector<Plan> plans;  // plans[r] is rank r's plan
   // recv_from[r][k][i]: the send matched with receive i of round k of rank r; send_to likewise.
   std::vector<std::vector<std::vector<MsgLink>>> recv_from, send_to;
+  // wait_on[r][k][i]: the round (index -1) whose signal satisfies wait i of round k of rank r:
+  // that round must have completed before this one begins.
+  std::vector<std::vector<std::vector<MsgLink>>> wait_on;
   // (rank, round) pairs in an order in which they complete under the rendezvous model.
   std::vector<std::pair<int, int>> order;
   std::string error;  // empty when the plans pair up and cannot deadlock

@@ -145,8 +145,107 @@ void zip(const Runs &a, const Runs &b, F f) {
 
 struct State {
   RunBuf in, out, tmp;
-  RunBuf &buf(Buf b) { return b == Buf::in ? in : (b == Buf::out ? out : tmp); }
+  RunBuf *node = nullptr;  // the node area, shared by every rank
+  RunBuf &buf(Buf b) {
+    switch (b) {
+      case Buf::in:
+        return in;
+      case Buf::out:
+        return out;
+      case Buf::tmp:
+        return tmp;
+      case Buf::node:
+        break;
+    }
+    return *node;
+  }
   std::size_t out_size() const { return out.size(); }
+};
+
+// Races on the node area. Happens-before between rounds of different ranks comes from messages
+// (a receive's round is after the start of the send's round) and from flags (a round that waits
+// for a signal is after the round that raised it); Clock::at[r][k][q] is the number of rank q's
+// rounds that happen before round k of rank r begins. Every access of the node area is checked
+// against the last write to those elements and the reads since: two accesses of different ranks,
+// one a write, must be ordered.
+class NodeRaces {
+ public:
+  // Only shared-memory schedules are tracked (the clocks cost P ints per round).
+  explicit NodeRaces(const Schedule &s) : s_(s), P_(s.size()) {
+    for (const Plan &p : s.plans) on_ = on_ || uses_node(p);
+    if (!on_) return;
+    start_.resize(static_cast<std::size_t>(P_));
+    for (int r = 0; r < P_; ++r) start_[r].resize(s.plans[r].rounds.size());
+  }
+  // Called in the schedule's order, before the round's accesses.
+  void begin(int r, int k) {
+    if (!on_) return;
+    std::vector<int> c(static_cast<std::size_t>(P_), 0);
+    if (k > 0) c = start_[r][k - 1];
+    c[static_cast<std::size_t>(r)] = k;
+    auto join = [&c](const std::vector<int> &o) {
+      for (std::size_t q = 0; q < c.size(); ++q) c[q] = std::max(c[q], o[q]);
+    };
+    for (const MsgLink &l : s_.recv_from[r][k]) join(start_[l.rank][l.round]);
+    for (const MsgLink &l : s_.wait_on[r][k]) {
+      std::vector<int> end = start_[l.rank][l.round];
+      end[static_cast<std::size_t>(l.rank)] = l.round + 1;
+      join(end);
+    }
+    start_[r][k] = std::move(c);
+  }
+  // Empty, or the race this access of rank r in round k makes.
+  std::string access(int r, int k, const Range &x, bool write) {
+    if (!on_ || x.buf != Buf::node || x.len == 0) return {};
+    split(x.off);
+    split(x.off + x.len);
+    std::string err;
+    auto before = [&](int q, int j) { return q == r || start_[r][k][q] > j; };
+    auto race = [&](int q, int j, const char *what) {
+      std::ostringstream os;
+      os << (write ? "writes" : "reads") << " node elements from " << x.off
+         << " that rank " << q << " " << what << " in its round " << j
+         << " with no flag or message ordering the two";
+      err = os.str();
+    };
+    for (auto it = runs_.find(x.off); it != runs_.end() && it->first < x.off + x.len; ++it) {
+      Access &a = it->second;
+      if (a.writer >= 0 && !before(a.writer, a.wround)) race(a.writer, a.wround, "writes");
+      if (write)
+        for (const auto &[q, j] : a.readers)
+          if (!before(q, j)) race(q, j, "reads");
+      if (!err.empty()) return err;
+    }
+    if (write) {
+      runs_.erase(runs_.lower_bound(x.off), runs_.lower_bound(x.off + x.len));
+      runs_[x.off] = Access{r, k, {}};
+    } else {
+      for (auto it = runs_.find(x.off); it != runs_.end() && it->first < x.off + x.len; ++it)
+        if (it->second.readers.empty() || it->second.readers.back() != std::make_pair(r, k))
+          it->second.readers.emplace_back(r, k);
+    }
+    return {};
+  }
+
+ private:
+  struct Access {
+    int writer = -1, wround = -1;
+    std::vector<std::pair<int, int>> readers;
+  };
+  void split(std::size_t pos) {
+    if (runs_.empty()) {
+      runs_[0] = Access{};
+      runs_[std::size_t(-1)] = Access{};  // sentinel: nothing reaches it
+    }
+    if (runs_.count(pos)) return;
+    auto it = std::prev(runs_.upper_bound(pos));
+    runs_[pos] = it->second;
+  }
+  const Schedule &s_;
+  int P_;
+  bool on_ = false;
+  std::vector<std::vector<std::vector<int>>> start_;
+  std::map<std::size_t, Access> runs_;
 };
 
 // The final check against per-rank segments (VerifyOptions::segments).
@@ -213,6 +312,13 @@ std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
     st[r].out = RunBuf(p.out_elems, copy ? leaf(r, P) : garbage);
     st[r].tmp = RunBuf(p.tmp_elems, garbage);
   }
+  // The node area: one for all ranks (a shared-memory plan serves one node), as large as the
+  // largest plan says.
+  std::size_t node_elems = 0;
+  for (const Plan &p : s.plans) node_elems = std::max(node_elems, p.node_elems);
+  RunBuf node(node_elems, garbage);
+  for (State &x : st) x.node = &node;
+  NodeRaces races(s);
   std::vector<int> done(static_cast<std::size_t>(P), 0);  // rounds processed per rank
   std::map<std::tuple<int, int, int>, Runs> sent;         // snapshots of processed sends
   std::string err;
@@ -226,21 +332,27 @@ std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
   // Synchronisation (barrier): known[r] = the ranks whose entry a chain of messages links to
   // rank r's present; start[r][k] = known[r] when rank r begins round k (what it sends then).
   const bool sync = opt.expect.synchronises;
+  // A flag links the signalling round's end (end[q][j]) to the waiting round.
   std::vector<Mask> known;
-  std::vector<std::vector<Mask>> start;
+  std::vector<std::vector<Mask>> start, end;
   if (sync) {
     for (int r = 0; r < P; ++r) {
       known.push_back(leaf(r, P).mask);
       start.emplace_back(s.plans[r].rounds.size(), Mask{});
+      end.emplace_back(s.plans[r].rounds.size(), Mask{});
       if (!start[r].empty()) start[r][0] = known[r];
     }
   }
   for (const auto &[r, k] : s.order) {
     const Round &rd = s.plans[r].rounds[k];
+    races.begin(r, k);
     if (sync) {
       for (const MsgLink &l : s.recv_from[r][k])
         for (std::size_t w = 0; w < known[r].size(); ++w) known[r][w] |= start[l.rank][l.round][w];
+      for (const MsgLink &l : s.wait_on[r][k])
+        for (std::size_t w = 0; w < known[r].size(); ++w) known[r][w] |= end[l.rank][l.round][w];
       if (k + 1 < static_cast<int>(start[r].size())) start[r][k + 1] = known[r];
+      end[r][k] = known[r];
     }
     for (std::size_t i = 0; i < rd.sends.size(); ++i)
       sent[{r, k, int(i)}] =
@@ -264,6 +376,10 @@ std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
       st[r].buf(rr.buf).write(rr.off, moved(std::move(payload), sr.off, rr.off));
     }
     for (const auto &op : rd.ops) {
+      if (std::string e = races.access(r, k, op.src, !op.src_is_left && op.kind == OpKind::reduce);
+          !e.empty())
+        fail(r, k, e);
+      if (std::string e = races.access(r, k, op.dst, true); !e.empty()) fail(r, k, e);
       Runs src = moved(st[r].buf(op.src.buf).read(op.src.off, op.src.len), op.src.off, op.dst.off);
       if (op.kind == OpKind::copy) {
         st[r].buf(op.dst.buf).write(op.dst.off, src);
