@@ -208,12 +208,14 @@ int resolve(const Call &c, const Async &async, Resolved &r) {
                              c.recvtype,
                              c.in_place() ? MPI_DATATYPE_NULL : c.sendtype,
                              c.op,
-                             c.root};
+                             c.root,
+                             async.kind == Operation::Kind::persistent && !async.blocking()};
   const int *memo_counts = c.vec != nullptr ? c.vec->recvcounts : c.block_counts;
   const int memo_n = c.vec != nullptr ? c.vec->peers : c.block_counts != nullptr ? ctx.size() : 0;
   r.d = c.memoizable() ? ctx.memo_find(key, &r.sig, memo_counts, memo_n) : nullptr;
   if (r.d == nullptr) {
     if (int rc = signature_of(ctx, c, r.fresh); rc != MPI_SUCCESS) return rc;
+    r.fresh.shape.persistent = key.persistent;
     r.d = async.blocking() && !operations_outstanding() ? &ctx.decide_collectively(r.fresh.shape)
                                                         : &ctx.decide_locally(r.fresh.shape);
     r.sig = &r.fresh;
@@ -463,6 +465,7 @@ int run_plan(const Call &c, Resolved &r, const Async &async, CallTrace &t) {
   ExecBuffers bufs;
   int rc = st.stage(scratch, &bufs, t.pack());
   if (rc != MPI_SUCCESS) return fail_call(c.comm, rc);
+  if (uses_node(*plan)) bufs.node = ctx.next_node_channel();
   std::optional<Reducer> own;
   const Reducer &reducer = is_predefined_op(op) && sig.predefined_unit
                                ? ctx.predefined_reducer(sig.unit_type, unit, op)

@@ -118,6 +118,7 @@ int signature_of(const Context &ctx, const Call &c, Signature &sig) {
   s.coll = c.coll;
   s.size = ctx.size();
   s.ranks_per_node = ctx.ranks_per_node();
+  s.node_segment = ctx.node_segment_bytes();
   s.intercomm = ctx.intercomm();
   s.root = c.root;
   s.reduction = row.takes_op;

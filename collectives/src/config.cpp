@@ -73,6 +73,26 @@ std::vector<ParamSpec> build_table() {
                  "(compiled in), `none` = the cost model alone; a file that does not parse, names "
                  "an unknown algorithm or has overlapping ranges fails every call with its line "
                  "and the reason"));
+  // --- the node segment of the shared-memory algorithms (shm/segment.hpp) -----------------------
+  t.push_back(
+      ParamSpec::choice("shm", "auto")
+          .one_of({"auto", "on", "off"})
+          .about("the node segment of the shared-memory algorithms (shm), mapped at a "
+                 "communicator's first collective when all its ranks share one node "
+                 "(MPI_COMM_TYPE_SHARED): auto = when a collective's algorithm (PCOLL_<COLL>) "
+                 "names one of them, on = always (to choose them per communicator with "
+                 "PCOLL_Config_push or rules), off = never (they then fall back)"));
+  t.push_back(ParamSpec::integer("shm_segment", "64k")
+                  .range(4096, 1LL << 30)
+                  .size_suffixes()
+                  .about("bytes per rank of each of the node segment's two channels (the "
+                         "segment maps 2 x ranks x this): the largest piece of a vector a "
+                         "shared-memory algorithm moves per step"));
+  t.push_back(ParamSpec::integer("shm_spin", "2000")
+                  .range(0, 1LL << 40)
+                  .about("polls of a shared-memory flag before a rank yields the core between "
+                         "polls (sched_yield), so that ranks sharing a core do not starve the one "
+                         "they wait for"));
   // --- the cost model `auto` uses (model.hpp), and the textbook one ----------------------------
   t.push_back(
       ParamSpec::text("machine", "builtin")

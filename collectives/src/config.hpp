@@ -4,6 +4,7 @@
 // from the same table. This file is the only place that reads the environment.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -70,6 +71,8 @@ struct ParamSpec {
 
 // Sentinel for "auto" in integer parameters.
 constexpr long long kAuto = -1;
+// PCOLL_SHM_SEGMENT's default: bytes per rank of one channel of the node segment.
+constexpr std::size_t kDefaultNodeSegment = 64 * 1024;
 
 const std::vector<ParamSpec> &param_table();
 // Index of a parameter in param_table(), or -1.

@@ -190,9 +190,45 @@ int Context::init(MPI_Comm user) {
     if (rank_ == 0) report(packing_problem());
     config_error_ = MPI_ERR_INTERN;
   }
-  if (rc == MPI_SUCCESS && config_error_ == MPI_SUCCESS)
+  if (rc == MPI_SUCCESS && config_error_ == MPI_SUCCESS) {
+    make_segment();
     trace::on_new_communicator(comm_, base_config_);
+  }
   return rc;
+}
+
+namespace {
+// PCOLL_SHM=auto: whether a collective's configured algorithm is a shared-memory one (`auto`
+// does not weigh them yet, so only a named one needs the segment).
+bool names_node_algorithm(const Config &cfg) {
+  for (const CollectiveInfo &c : collective_table()) {
+    const AlgorithmInfo *a = find_algorithm(c.id, cfg.get(c.name));
+    if (a != nullptr && a->uses_node_segment) return true;
+  }
+  return false;
+}
+}  // namespace
+
+// The node segment, where every rank of the communicator shares one node (node_size_ is the
+// smallest node's size: equal to size_ only then) and PCOLL_SHM asks for it (the configuration
+// is the same on every rank: check_agreement). Collective, as the creation of the context is; a
+// failure is said once and leaves the shared-memory algorithms unavailable (their restriction
+// check says why), never the call failing. SMPI builds have none: simulated ranks share one
+// process, and SMPI would not charge copies through it.
+void Context::make_segment() {
+#ifndef PCOLL_SMPI
+  if (inter_ || size_ < 2 || node_size_ != size_) return;
+  const std::string &mode = base_config_.get("shm");
+  if (mode == "off" || (mode == "auto" && !names_node_algorithm(base_config_))) return;
+  const auto per_rank = static_cast<std::size_t>(base_config_.integer("shm_segment"));
+  std::string why;
+  segment_ = NodeSegment::create(comm_, per_rank * static_cast<std::size_t>(size_), 2, &why);
+  static bool said = false;
+  if (!segment_ && !said && rank_ == 0) {
+    said = true;
+    report("no node segment for the shared-memory algorithms (" + why + "); they fall back");
+  }
+#endif
 }
 
 // Every rank must run with the same configuration, or ranks would choose different algorithms

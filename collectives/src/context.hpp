@@ -26,6 +26,7 @@
 #include "registry.hpp"
 #include "rules.hpp"
 #include "select.hpp"
+#include "shm/segment.hpp"
 
 namespace pcoll {
 
@@ -70,6 +71,22 @@ class Context {
   // result it verifies never computes in shared scratch).
   void *scratch(std::size_t bytes, std::size_t call_bytes);
   std::vector<MPI_Request> &requests() { return requests_; }
+  // The node segment (shm/segment.hpp): bytes per rank of one channel, 0 without a segment.
+  std::size_t node_segment_bytes() const {
+    return segment_ ? segment_->channel_bytes() / static_cast<std::size_t>(size_) : 0;
+  }
+  // The channel of the next shared-memory call on this communicator (blocking or nonblocking:
+  // every rank issues them in the same order, so the n-th is the same call everywhere).
+  NodeChannel next_node_channel() {
+    NodeChannel ch;
+    ch.seg = segment_.get();
+    const auto c = static_cast<std::uint64_t>(segment_->channels());
+    ch.channel = static_cast<int>(node_seq_ % c);
+    ch.base = node_seq_ / c * NodeSegment::kStride;
+    ch.spin = config().integer("shm_spin");
+    ++node_seq_;
+    return ch;
+  }
   // The tag of the next nonblocking or persistent start on this communicator: its sequence
   // number, 1..kNonblockingTags (executor.hpp), the same on every rank.
   int next_nonblocking_tag(int tags) {
@@ -140,9 +157,11 @@ class Context {
     MPI_Datatype sendtype = MPI_DATATYPE_NULL;  // MPI_DATATYPE_NULL with MPI_IN_PLACE
     MPI_Op op = MPI_OP_NULL;
     int root = 0;
+    bool persistent = false;
     bool operator==(const MemoKey &o) const {
       return count == o.count && recvtype == o.recvtype && op == o.op && coll == o.coll &&
-             sendtype == o.sendtype && sendcount == o.sendcount && root == o.root;
+             sendtype == o.sendtype && sendcount == o.sendcount && root == o.root &&
+             persistent == o.persistent;
     }
   };
   const Decision *memo_find(const MemoKey &k, const Signature **sig, const int *counts = nullptr,
@@ -184,6 +203,9 @@ class Context {
   std::size_t shared_scratch_bytes_ = 0;
 #endif
   std::vector<MPI_Request> requests_;
+  std::unique_ptr<NodeSegment> segment_;
+  std::uint64_t node_seq_ = 0;  // shared-memory calls issued
+  void make_segment();
   unsigned nonblocking_seq_ = 0;
   unsigned persistent_seq_ = 0;
   int holds_ = 0;           // operations holding this context

@@ -20,6 +20,9 @@ char *address(const ExecBuffers &b, const Range &r) {
     case Buf::tmp:
       base = static_cast<char *>(b.tmp);
       break;
+    case Buf::node:
+      base = b.node.data();
+      break;
   }
   return base + r.off * b.elem_bytes;
 }
@@ -120,15 +123,63 @@ int Cursor::wait_some(MPI_Request *r, std::size_t n) {
   }
 }
 
+// round == nullptr: the call's entry (every rank of the node done with the channel's previous
+// generation); else the round's waits. A flag is read with acquire: what its rank wrote before
+// raising it is visible here. After an error the waits still run: a peer that raised its flag
+// went on, and one that failed raised it too (errors skip only the local operations), so no
+// rank is left behind.
+template <bool Block>
+bool Cursor::flags_ready(const Round *round) {
+  const NodeChannel &ch = bufs_.node;
+  const int n = ch.seg->ranks();
+  auto all = [&] {
+    if (round == nullptr) {
+      // (this rank included: its own previous call on the channel may still be reading the
+      // slots, or be about to raise its flag, when this one starts)
+      for (int q = 0; q < n; ++q)
+        if (!ch.previous_done(q)) return false;
+      return true;
+    }
+    for (const Wait &w : round->waits)
+      if (!ch.reached(w.peer, static_cast<std::uint64_t>(w.signal))) return false;
+    return true;
+  };
+  if constexpr (Block) {
+    wait_until(all, ch.spin);
+    return true;
+  } else {
+    if (all()) {
+      polls_ = 0;
+      return true;
+    }
+    if (++polls_ > ch.spin) yield_core();
+    return false;
+  }
+}
+
 template <bool Block>
 bool Cursor::step(std::vector<double> *phase_seconds) {
   if (phase_seconds && phase_seconds->size() < plan_->phases.size())
     phase_seconds->resize(plan_->phases.size());
+  if (shm_ && !entered_) {
+    if (!flags_ready<Block>(nullptr)) return false;
+    entered_ = true;
+  }
   while (round_ < plan_->rounds.size()) {
     const Round &round = plan_->rounds[round_];
-    const double t0 = phase_seconds ? MPI_Wtime() : 0.0;
+    double t0 = phase_seconds ? MPI_Wtime() : 0.0;
     bool finished = false;
     const std::size_t nr = round.recvs.size(), ns = round.sends.size();
+    if (!waited_ && !round.waits.empty()) {
+      const bool ready = flags_ready<Block>(&round);
+      if (phase_seconds) {
+        const double t1 = MPI_Wtime();
+        (*phase_seconds)[static_cast<std::size_t>(round.phase)] += t1 - t0;
+        t0 = t1;
+      }
+      if (!ready) return false;
+    }
+    waited_ = true;
     if (!posted_) {
       if (Block && is_simple(round)) {
         if (note(simple_transfers(round, bufs_, comm_, tag_)))
@@ -199,8 +250,15 @@ bool Cursor::step(std::vector<double> *phase_seconds) {
     }
     if (phase_seconds) (*phase_seconds)[static_cast<std::size_t>(round.phase)] += MPI_Wtime() - t0;
     if (!finished) return false;
-    posted_ = false;
+    // (release: everything this round wrote is visible to a rank that sees the flag)
+    if (round.signal > 0) bufs_.node.raise(static_cast<std::uint64_t>(round.signal));
+    posted_ = waited_ = false;
     ++round_;
+  }
+  if (shm_ && entered_) {
+    bufs_.node.finish();
+    entered_ = false;  // (finished once; a cursor is reset before it runs again)
+    shm_ = false;
   }
   return true;
 }

@@ -23,6 +23,7 @@
 
 #include "plan.hpp"
 #include "reduce.hpp"
+#include "shm/segment.hpp"
 
 namespace pcoll {
 
@@ -33,6 +34,8 @@ struct ExecBuffers {
   void *out = nullptr;
   void *tmp = nullptr;
   std::size_t elem_bytes = 0;
+  // Shared-memory plans (uses_node): the channel this call uses; Buf::node is its data area.
+  NodeChannel node;
 };
 
 // The tag of blocking calls on the private communicator. Nonblocking and persistent calls use
@@ -67,6 +70,9 @@ class Cursor {
     round_ = op_ = 0;
     posted_ = false;
     err_ = MPI_SUCCESS;
+    shm_ = plan != nullptr && uses_node(*plan);
+    entered_ = waited_ = false;
+    polls_ = 0;
   }
   // Runs the rest of the plan, blocking. When phase_seconds is not null, the time spent in each
   // phase is added to it (indexed like plan.phases). Returns the first error of the call.
@@ -100,6 +106,9 @@ class Cursor {
     return rc == MPI_SUCCESS;
   }
   bool run_op(const LocalOp &op);
+  // Shared-memory plans: whether the flags this point waits for are raised (blocking: waits).
+  template <bool Block>
+  bool flags_ready(const Round *round);
 
   const Plan *plan_ = nullptr;
   ExecBuffers bufs_;
@@ -110,6 +119,11 @@ class Cursor {
   std::size_t round_ = 0, op_ = 0;
   bool posted_ = false, all_recvs_ = false, all_sends_ = false;
   int err_ = MPI_SUCCESS;
+  // Shared-memory plans: the call's entry wait (the channel's previous generation done on every
+  // rank of the node) passed; the current round's waits passed; failed polls since the last
+  // success (past NodeChannel::spin, a nonblocking cursor yields the core at each).
+  bool shm_ = false, entered_ = false, waited_ = false;
+  long long polls_ = 0;
 };
 
 // Runs `plan` to its end as a blocking call on ctx's private communicator (Cursor::run_blocking).

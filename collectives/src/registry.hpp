@@ -156,6 +156,10 @@ struct PlanRequest {
   std::size_t type_size = 1;  // bytes per element (for byte-sized parameters such as segments)
   int ranks_per_node = 0;     // consecutive ranks sharing a node (0: all on one node)
   int root = 0;               // collectives with a root (CollectiveInfo::takes_root)
+  // Shared-memory plans: bytes per rank of one channel of the node segment (0: no segment), and
+  // whether the call is persistent (CallShape).
+  std::size_t node_segment = 0;
+  bool persistent = false;
   // The algorithm's declared parameters, resolved to integers (kAuto for "auto").
   std::vector<std::pair<std::string, long long>> params;
   // Collectives with a per-call layout (alltoallv, allgatherv, reduce_scatter): the counts and
@@ -214,6 +218,9 @@ struct AlgorithmInfo {
   bool model_exact = true;
   // `auto` may choose it (baselines kept for measurement only say false).
   bool auto_candidate = true;
+  // Its plans move data through the node segment (Buf::node): PCOLL_SHM=auto maps one for a
+  // communicator whose configured algorithm is such an algorithm (context.cpp).
+  bool uses_node_segment = false;
   // The parameter values that matter, which `auto`'s cost model tries besides the configured
   // ones: each entry a set of (parameter, value) settings (CHiArA's batch size among the divisors
   // of P up to b_max, say). nullptr: the configured values only.

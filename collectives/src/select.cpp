@@ -19,6 +19,7 @@ CallShape CallShape::of(Collective coll, int P, std::size_t count, std::size_t t
   s.reduction = collective_info(coll).takes_op;
   s.count = s.reduction ? count : count * type_size;
   s.unit = s.reduction ? type_size : 1;
+  s.node_segment = kDefaultNodeSegment;
   return s;
 }
 
@@ -29,6 +30,7 @@ CallShape CallShape::in_units(Collective coll, int P, std::size_t count, std::si
   s.reduction = collective_info(coll).takes_op;
   s.count = count;
   s.unit = unit;
+  s.node_segment = kDefaultNodeSegment;
   return s;
 }
 
@@ -68,6 +70,8 @@ PlanRequest plan_request(const AlgorithmInfo &algo, const Config &cfg, int rank,
   req.type_size = shape.unit ? shape.unit : 1;
   req.ranks_per_node = shape.ranks_per_node;
   req.root = shape.root;
+  req.node_segment = shape.node_segment;
+  req.persistent = shape.persistent;
   for (const ParamSpec &p : algo.params) req.params.emplace_back(p.name, cfg.integer(p.name));
   return req;
 }

@@ -60,6 +60,12 @@ struct CallShape {
   bool commutative = true;
   int root = 0;  // bcast, reduce
   TypeIssue issue = TypeIssue::none;
+  // Bytes per rank of one channel of the communicator's node segment (shm/segment.hpp), 0 when
+  // it has none (ranks on several nodes, PCOLL_SHM=off, or it could not be made). The tools'
+  // shapes (of, in_units) assume one made with PCOLL_SHM_SEGMENT's default.
+  std::size_t node_segment = 0;
+  // A persistent call (MPI_<Coll>_init): the shared-memory plans do not serve it yet.
+  bool persistent = false;
 
   // A shape from (count, type size) as the tools give them: for collectives without an op the
   // count becomes bytes (unit 1), for reductions it stays in units of type_size.
@@ -72,7 +78,7 @@ struct CallShape {
     return coll == o.coll && size == o.size && ranks_per_node == o.ranks_per_node &&
            intercomm == o.intercomm && count == o.count && unit == o.unit &&
            reduction == o.reduction && commutative == o.commutative && root == o.root &&
-           issue == o.issue;
+           issue == o.issue && node_segment == o.node_segment && persistent == o.persistent;
   }
   std::size_t bytes() const { return count * unit; }
 };
@@ -86,7 +92,8 @@ struct CallShapeHash {
     mix(static_cast<std::size_t>(s.root));
     mix(static_cast<std::size_t>(s.size));
     mix((s.reduction ? 1u : 0u) | (s.commutative ? 2u : 0u) | (s.intercomm ? 4u : 0u) |
-        (static_cast<unsigned>(s.issue) << 3));
+        (static_cast<unsigned>(s.issue) << 3) | (s.persistent ? 1u << 8 : 0u));
+    mix(s.node_segment);
     return h;
   }
 };

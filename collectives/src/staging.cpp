@@ -161,7 +161,7 @@ int PlanStaging::stage(char *scratch, ExecBuffers *bufs, PhaseTimer &t) const {
     if (int rc = binned->stage(c, *sig, pc, scratch + tmp_bytes, &in, &out, t); rc != MPI_SUCCESS)
       return rc;
     if (plan->copy_in_to_out && plan->out_elems > 0) std::memcpy(out, in, unit * plan->out_elems);
-    *bufs = ExecBuffers{in, out, scratch, unit};
+    *bufs = ExecBuffers{in, out, scratch, unit, NodeChannel{}};
     return MPI_SUCCESS;
   }
   char *staged_at = scratch + tmp_bytes;
@@ -197,7 +197,7 @@ int PlanStaging::stage(char *scratch, ExecBuffers *bufs, PhaseTimer &t) const {
   } else if (plan->copy_in_to_out && plan->out_elems > 0) {
     std::memcpy(out, in, unit * plan->out_elems);
   }
-  *bufs = ExecBuffers{in, out, scratch, unit};
+  *bufs = ExecBuffers{in, out, scratch, unit, NodeChannel{}};
   return MPI_SUCCESS;
 }
 
