@@ -61,6 +61,11 @@ else()
   # Hydra oversubscribes by default and runs as root without being told.
   set(PCOLL_MPI_TEST_ENV "")
 endif()
+# Every single-node communicator of the MPI tests maps a node segment (by default only those
+# whose PCOLL_<COLL> names a shared-memory algorithm do): the tests push the shared-memory
+# variants per communicator, and every other test then runs with segments made and freed beside
+# its operations (communicators freed with operations outstanding included).
+list(APPEND PCOLL_MPI_TEST_ENV "PCOLL_SHM=on")
 
 function(pcoll_mpiexec_env out)
   set(flags "")

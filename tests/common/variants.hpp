@@ -38,6 +38,11 @@ inline const std::vector<ExtraVariant> &extra_variants() {
                      {{"tree_arity", arity}, {"tree_flat_below", flat}},
                      std::string(flat) == "0" && std::string(arity) < "4" ? both : symbolic});
       }
+    // shm: pieces of 3 doubles (many pieces, a last one shorter), the block-by-block path at
+    // every count and the every-rank-reduces path at every count.
+    v.push_back({"allreduce", "shm", {{"shm_chunk", "24"}}, both});
+    v.push_back({"allreduce", "shm", {{"shm_small", "0"}}, both});
+    v.push_back({"allreduce", "shm", {{"shm_small", "1g"}, {"shm_chunk", "40"}}, symbolic});
     for (const char *seg : {"8", "24", "1000", "64k"})
       v.push_back({"allreduce", "ring", {{"ring_segment", seg}}, symbolic});
     v.push_back({"allreduce", "ring", {{"ring_segment", "64"}}, mpi});

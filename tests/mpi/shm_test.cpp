@@ -1,0 +1,187 @@
+// The shared-memory level through MPI: when a communicator gets a node segment (PCOLL_SHM), and
+// the orders of calls its two channels must survive: three calls in flight on one communicator
+// (the third waits for the first's channel), blocking calls made while nonblocking ones are
+// outstanding, completion in any order, the communicator freed with calls outstanding, and
+// calls on several communicators at once. Results are exact (small integers in doubles) and
+// the same on every rank; requests are completed with PCOLL_Wait and its kin, as a linked
+// program must. (Every algorithm's results at every count, type, op and in place are
+// the allreduce and nonblocking tests' business: they run the shm variants.)
+#include <mpi.h>
+#include <pcoll/pcoll.h>
+#include <pcoll/pcoll.hpp>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+
+namespace {
+
+int size_of(MPI_Comm c) {
+  int p = 1;
+  MPI_Comm_size(c, &p);
+  return p;
+}
+int rank_of(MPI_Comm c) {
+  int r = 0;
+  MPI_Comm_rank(c, &r);
+  return r;
+}
+
+// A communicator made after setting the environment the context reads at its creation.
+MPI_Comm comm_with(const char *shm, const char *allreduce) {
+  setenv("PCOLL_SHM", shm, 1);
+  if (allreduce != nullptr) setenv("PCOLL_ALLREDUCE", allreduce, 1);
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  double x = 0, y = 0;  // the first collective makes the context (and the segment)
+  PCOLL_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, c);
+  unsetenv("PCOLL_ALLREDUCE");
+  setenv("PCOLL_SHM", "on", 1);  // (what the suite's environment says)
+  return c;
+}
+
+std::string last(MPI_Comm c) {
+  const char *used = "";
+  PCOLL_Get_last_algorithm(c, &used);
+  return used;
+}
+
+// Rank r contributes r + 1 + k + i at element i of call k: the sum is P(P+1)/2 + P(k + i).
+struct Sum {
+  std::vector<double> in, out;
+  int k;
+  Sum(MPI_Comm c, std::size_t n, int k_) : in(n), out(n, -1), k(k_) {
+    for (std::size_t i = 0; i < n; ++i) in[i] = rank_of(c) + 1 + k + double(i);
+  }
+  bool right(MPI_Comm c) const {
+    const double P = size_of(c);
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (out[i] != P * (P + 1) / 2 + P * (k + double(i))) return false;
+    return true;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("PCOLL_SHM decides which communicators map a node segment", "[shm]") {
+  MPI_Comm world = MPI_COMM_WORLD;
+  const int P = size_of(world);
+  {
+    // auto, and the algorithm named in the environment: a segment, shm serves.
+    MPI_Comm c = comm_with("auto", "shm");
+    Sum s(c, 100, 0);
+    REQUIRE(PCOLL_Allreduce(s.in.data(), s.out.data(), 100, MPI_DOUBLE, MPI_SUM, c) == MPI_SUCCESS);
+    CHECK(s.right(c));
+    CHECK(last(c) == "shm");
+    MPI_Comm_free(&c);
+  }
+  {
+    // auto, and shm only pushed on the communicator later: no segment was made, so the call
+    // falls back to the vendor (visibly) and is still right.
+    MPI_Comm c = comm_with("auto", nullptr);
+    {
+      pcoll::ScopedConfig use(c, "allreduce", "shm");
+      Sum s(c, 100, 0);
+      REQUIRE(PCOLL_Allreduce(s.in.data(), s.out.data(), 100, MPI_DOUBLE, MPI_SUM, c) ==
+              MPI_SUCCESS);
+      CHECK(s.right(c));
+      CHECK(last(c) == (P > 1 ? "vendor" : "shm"));
+    }  // (popped before the free)
+    MPI_Comm_free(&c);
+  }
+  {
+    // off, although named: the vendor.
+    MPI_Comm c = comm_with("off", "shm");
+    Sum s(c, 7, 0);
+    REQUIRE(PCOLL_Allreduce(s.in.data(), s.out.data(), 7, MPI_DOUBLE, MPI_SUM, c) == MPI_SUCCESS);
+    CHECK(s.right(c));
+    CHECK(last(c) == (P > 1 ? "vendor" : "shm"));
+    MPI_Comm_free(&c);
+  }
+}
+
+TEST_CASE("shared-memory calls in flight, blocking among them, completed in any order", "[shm]") {
+  MPI_Comm c = comm_with("on", nullptr);
+  {
+    pcoll::ScopedConfig use(c, "allreduce", "shm");
+    pcoll::ScopedConfig pieces(c, "shm_chunk", "64");  // 8 doubles a piece: many flag rounds
+    pcoll::ScopedConfig barrier(c, "barrier", "shm");
+    const int me = rank_of(c);
+    for (int round = 0; round < 20; ++round) {
+      // Three nonblocking calls (two channels: the third enters only when the first is done on
+      // every rank), then two blocking ones and a barrier while they are outstanding, then the
+      // waits in an order that differs by rank and round.
+      // (odd rounds: every piece block by block, the path with three flag rounds a piece)
+      pcoll::ScopedConfig path(c, "shm_small", round % 2 ? "0" : "2k");
+      std::vector<Sum> s;
+      for (int k = 0; k < 6; ++k) s.emplace_back(c, static_cast<std::size_t>(1 + 13 * k), k);
+      MPI_Request r[3];
+      for (int k = 0; k < 3; ++k)
+        REQUIRE(PCOLL_Iallreduce(s[k].in.data(), s[k].out.data(), static_cast<int>(s[k].in.size()),
+                                 MPI_DOUBLE, MPI_SUM, c, &r[k]) == MPI_SUCCESS);
+      for (int k = 3; k < 5; ++k)
+        REQUIRE(PCOLL_Allreduce(s[k].in.data(), s[k].out.data(), static_cast<int>(s[k].in.size()),
+                                MPI_DOUBLE, MPI_SUM, c) == MPI_SUCCESS);
+      REQUIRE(PCOLL_Barrier(c) == MPI_SUCCESS);
+      const int first = (me + round) % 3;
+      REQUIRE(PCOLL_Wait(&r[first], MPI_STATUS_IGNORE) == MPI_SUCCESS);
+      if ((me + round) % 2 == 0) {
+        REQUIRE(PCOLL_Waitall(3, r, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+      } else {
+        int done = 0;
+        while (!done) REQUIRE(PCOLL_Testall(3, r, &done, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+      }
+      REQUIRE(PCOLL_Allreduce(s[5].in.data(), s[5].out.data(), static_cast<int>(s[5].in.size()),
+                              MPI_DOUBLE, MPI_SUM, c) == MPI_SUCCESS);
+      for (int k = 0; k < 6; ++k) {
+        INFO("round " << round << " call " << k);
+        CHECK(s[k].right(c));
+      }
+    }
+    CHECK(last(c) == "shm");
+  }  // (popped before the free)
+  MPI_Comm_free(&c);
+}
+
+TEST_CASE("a communicator freed with shared-memory calls outstanding", "[shm]") {
+  std::vector<Sum> s;
+  MPI_Request r[2];
+  {
+    MPI_Comm c = comm_with("auto", "shm");
+    for (int k = 0; k < 2; ++k) s.emplace_back(c, 1000, k);
+    for (int k = 0; k < 2; ++k)
+      REQUIRE(PCOLL_Iallreduce(s[k].in.data(), s[k].out.data(), 1000, MPI_DOUBLE, MPI_SUM, c,
+                               &r[k]) == MPI_SUCCESS);
+    MPI_Comm_free(&c);  // legal: the communicator lives until they complete
+  }
+  REQUIRE(PCOLL_Waitall(2, r, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+  for (int k = 0; k < 2; ++k) CHECK(s[k].right(MPI_COMM_WORLD));
+}
+
+TEST_CASE("shared-memory calls on several communicators at once", "[shm]") {
+  // Two communicators, each with its segment, calls interleaved and completed crosswise: the
+  // channels of one never wait for the other's.
+  MPI_Comm a = comm_with("auto", "shm"), b = comm_with("auto", "shm");
+  for (int round = 0; round < 10; ++round) {
+    Sum sa(a, 77, round), sb(b, 5, round + 1);
+    MPI_Request ra, rb;
+    REQUIRE(PCOLL_Iallreduce(sa.in.data(), sa.out.data(), 77, MPI_DOUBLE, MPI_SUM, a, &ra) ==
+            MPI_SUCCESS);
+    REQUIRE(PCOLL_Iallreduce(sb.in.data(), sb.out.data(), 5, MPI_DOUBLE, MPI_SUM, b, &rb) ==
+            MPI_SUCCESS);
+    if ((rank_of(a) + round) % 2 == 0) {
+      REQUIRE(PCOLL_Wait(&rb, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+      REQUIRE(PCOLL_Wait(&ra, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    } else {
+      REQUIRE(PCOLL_Wait(&ra, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+      REQUIRE(PCOLL_Wait(&rb, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    }
+    CHECK(sa.right(a));
+    CHECK(sb.right(b));
+  }
+  MPI_Comm_free(&a);
+  MPI_Comm_free(&b);
+}
