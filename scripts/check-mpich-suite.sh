@@ -5,7 +5,7 @@
 # several communicators completed in random order, persistent collectives started out of order,
 # datatypes and ops freed before completion) that nobody at pcoll wrote.
 #   scripts/check-mpich-suite.sh [--tests "nonblocking nonblocking2 ..."] [--ranks "1 2 ... 8"]
-#                                [--families "vendor auto a b c"] [--timeout S] [--out DIR]
+#                                [--families "vendor auto a b c shm"] [--timeout S] [--out DIR]
 #                                [--no-preload]
 # Tests: nonblocking, nonblocking2, nonblocking3 and every p_*.c (persistent) that builds against
 # Open MPI 4.1, whose MPI_<Coll>_init are mapped to its MPIX_<Coll>_init. Two MPICH-isms are
@@ -20,6 +20,8 @@
 #   a       ring / pairwise / binomial / dissemination
 #   b       recursive doubling and halving / bruck / bine
 #   c       chiara / node_aware (PCOLL_RANKS_PER_NODE=2) / tree
+#   shm     allreduce and barrier through the node segment (the rest auto; persistent calls
+#           fall back to the vendor, visibly)
 # Writes DIR/results.csv (test,family,P,status,seconds) and prints a summary; exits non-zero if
 # any run failed. The source package is fetched once into .deps/src (Debian's archive, a private
 # apt list as scripts/setup-deps.sh does for trilinos); the build goes into DIR/bin.
@@ -34,7 +36,7 @@ MPICH_DEB_VERSION="4.0.2-3"   # Debian 12 (bookworm)
 MPICH_ORIG="mpich_4.0.2.orig.tar.xz"
 MPICH_ORIG_SHA256="b27039f964afeb6b8a3e009c56b441cbe368c26d6d6476ad3bb7190996875860"
 
-tests="" ranks="1 2 3 4 5 6 7 8" families="vendor auto a b c" limit=180 preload=1
+tests="" ranks="1 2 3 4 5 6 7 8" families="vendor auto a b c shm" limit=180 preload=1
 out="${root}/mpich-suite-out"
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -129,7 +131,8 @@ family_env() {
         a) echo "PCOLL_ALLREDUCE=ring PCOLL_REDUCE_SCATTER_BLOCK=ring PCOLL_REDUCE_SCATTER=ring PCOLL_ALLGATHER=ring PCOLL_ALLGATHERV=ring PCOLL_ALLTOALL=pairwise PCOLL_ALLTOALLV=pairwise PCOLL_BCAST=binomial PCOLL_REDUCE=binomial PCOLL_BARRIER=dissemination" ;;
         b) echo "PCOLL_ALLREDUCE=recursive_doubling PCOLL_REDUCE_SCATTER_BLOCK=recursive_halving PCOLL_REDUCE_SCATTER=recursive_halving PCOLL_ALLGATHER=recursive_doubling PCOLL_ALLGATHERV=recursive_doubling PCOLL_ALLTOALL=bruck PCOLL_BCAST=bine PCOLL_REDUCE=bine" ;;
         c) echo "PCOLL_ALLREDUCE=chiara PCOLL_REDUCE_SCATTER_BLOCK=chiara PCOLL_ALLGATHER=chiara PCOLL_ALLTOALL=node_aware PCOLL_BCAST=tree PCOLL_REDUCE=tree PCOLL_RANKS_PER_NODE=2" ;;
-        *) pcoll_die "unknown family '$1' (vendor, auto, a, b, c)" ;;
+        shm) echo "PCOLL_ALLREDUCE=shm PCOLL_BARRIER=shm" ;;
+        *) pcoll_die "unknown family '$1' (vendor, auto, a, b, c, shm)" ;;
     esac
 }
 # what a test's source asks of P, where it aborts or is erroneous otherwise (empty: any P):
