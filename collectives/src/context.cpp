@@ -355,6 +355,7 @@ void Context::select_state() {
     } else {
       st.machine = mcached->second;
     }
+    st.shm_spin = st.config.integer("shm_spin");
     // PCOLL_RANKS_PER_NODE emulates nodes of consecutive ranks; otherwise the map found.
     const long long rpn = st.config.integer("ranks_per_node");
     st.topology = Topology::blocks(size_, rpn == kAuto ? block_size_ : static_cast<int>(rpn));

@@ -83,7 +83,7 @@ class Context {
     const auto c = static_cast<std::uint64_t>(segment_->channels());
     ch.channel = static_cast<int>(node_seq_ % c);
     ch.base = node_seq_ / c * NodeSegment::kStride;
-    ch.spin = config().integer("shm_spin");
+    ch.spin = state_->shm_spin;
     ++node_seq_;
     return ch;
   }
@@ -224,6 +224,7 @@ class Context {
     std::shared_ptr<const Machine> machine;
     std::string machine_error;  // why PCOLL_MACHINE of this configuration was rejected
     Topology topology;
+    long long shm_spin = 0;  // PCOLL_SHM_SPIN, parsed once (read at every shared-memory call)
     Decisions decisions;
     // Rank 0 only: the cost model's choice per size class (keyed by model_shape()), so that a
     // new count of a class already decided costs a restriction check, not the model.
