@@ -66,16 +66,14 @@ std::string check_plan(const Plan &p) {
     for (const Wait &w : r.waits)
       if (w.peer < 0 || w.peer >= p.size || w.peer == p.rank || w.signal <= 0)
         return where(p, k) + ": bad wait";
-    for (const auto &x : r.sends)
-      if (x.range.buf == Buf::node) return where(p, k) + ": a message sent from the node area";
-    for (const auto &x : r.recvs)
-      if (x.range.buf == Buf::node) return where(p, k) + ": a message received into the node area";
     for (const auto &x : r.sends) {
+      if (x.range.buf == Buf::node) return where(p, k) + ": a message sent from the node area";
       if (!in_bounds(x.range)) return where(p, k) + ": send range out of bounds";
       if (x.peer < 0 || x.peer >= p.size || x.peer == p.rank) return where(p, k) + ": bad peer";
     }
     for (std::size_t i = 0; i < r.recvs.size(); ++i) {
       const auto &x = r.recvs[i];
+      if (x.range.buf == Buf::node) return where(p, k) + ": a message received into the node area";
       if (!in_bounds(x.range)) return where(p, k) + ": receive range out of bounds";
       if (x.peer < 0 || x.peer >= p.size || x.peer == p.rank) return where(p, k) + ": bad peer";
       if (x.range.buf == Buf::in) return where(p, k) + ": receive into the input buffer";
