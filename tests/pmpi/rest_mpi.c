@@ -22,9 +22,12 @@ static void mix(const int *v, int n) {
 enum { K = 3 }; /* elements per rank and block */
 static int me, P, root, ex, gather_kind, nbr[2];
 static int *send, *recv;
+/* Elements in send and recv: K per rank, and at least K per neighbour of the ring's two (at
+   P = 1 the neighbourhood calls still name two blocks, of MPI_PROC_NULL neighbours). */
+static int elems(void) { return K * (P > 2 ? P : 2); }
 static int value(int r, int k) { return 1000 * r + k + 1; }
 static void reset(void) {
-  for (int i = 0; i < K * P; ++i) send[i] = value(me, i), recv[i] = -1;
+  for (int i = 0; i < elems(); ++i) send[i] = value(me, i), recv[i] = -1;
 }
 static const char *form(int nb) { return nb ? " (nonblocking)" : ""; }
 
@@ -91,8 +94,8 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   const MPI_Comm w = MPI_COMM_WORLD;
   root = P - 1;
-  send = malloc(sizeof(int) * K * P);
-  recv = malloc(sizeof(int) * K * P);
+  send = malloc(sizeof(int) * elems());
+  recv = malloc(sizeof(int) * elems());
   int *counts = malloc(sizeof(int) * P), *displs = malloc(sizeof(int) * P);
   int *wdispls = malloc(sizeof(int) * P);
   MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * P);
