@@ -1,5 +1,7 @@
 #include "schedule.hpp"
 
+#include <algorithm>
+
 #include <map>
 #include <sstream>
 
@@ -161,16 +163,23 @@ Schedule make_schedule(std::vector<Plan> plans) {
                            "0 sends but " + std::to_string(rv.size()) + " receives");
       return s;
     }
-  // Each wait to the round of its peer that first raises the flag that far.
+  // Each wait to the round of its peer that first raises the flag that far. A plan's signals
+  // grow (check_plan), so each rank's (signal, round) list is sorted: a binary search per wait
+  // (a plan of 10^3 pieces at P = 64 has 10^7 waits).
+  std::vector<std::vector<std::pair<int, int>>> raised(static_cast<std::size_t>(P));
+  for (int r = 0; r < P; ++r) {
+    const auto &rounds = s.plans[static_cast<std::size_t>(r)].rounds;
+    for (std::size_t j = 0; j < rounds.size(); ++j)
+      if (rounds[j].signal > 0) raised[r].emplace_back(rounds[j].signal, static_cast<int>(j));
+  }
   for (int r = 0; r < P; ++r) {
     const Plan &p = s.plans[static_cast<std::size_t>(r)];
     s.wait_on[r].resize(p.rounds.size());
     for (std::size_t k = 0; k < p.rounds.size(); ++k)
       for (const Wait &w : p.rounds[k].waits) {
-        const auto &peer = s.plans[static_cast<std::size_t>(w.peer)].rounds;
-        int at = -1;
-        for (std::size_t j = 0; j < peer.size() && at < 0; ++j)
-          if (peer[j].signal >= w.signal) at = static_cast<int>(j);
+        const auto &list = raised[static_cast<std::size_t>(w.peer)];
+        const auto it = std::lower_bound(list.begin(), list.end(), std::make_pair(w.signal, -1));
+        const int at = it == list.end() ? -1 : it->second;
         if (at < 0) {
           s.error = where(p, k) + ": waits for signal " + std::to_string(w.signal) + " of rank " +
                     std::to_string(w.peer) + ", which never raises its flag that far";
