@@ -11,8 +11,19 @@ namespace pcoll {
 
 namespace {
 
+// The elementwise loops are compiled for AVX-512 and AVX2 besides the baseline (SSE2), and the
+// loader picks the widest the CPU has (GCC's target_clones, an ifunc): the build stays portable
+// and a reduction runs at the memory's speed. On the project's EPYC VM, 1 MiB of doubles: 51 GB/s
+// with SSE2 alone, against 122 GB/s for Open MPI's AVX MPI_Reduce_local (collprobe's bandwidth
+// lines). Each element is still one operation on two operands: the same bits as the scalar loop.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define PCOLL_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define PCOLL_VECTOR_CLONES
+#endif
+
 template <class T, class F>
-void loop(const void *s, void *d, std::size_t n, bool src_is_left, F f) {
+PCOLL_VECTOR_CLONES void loop(const void *s, void *d, std::size_t n, bool src_is_left, F f) {
   const T *__restrict a = static_cast<const T *>(s);
   T *__restrict b = static_cast<T *>(d);
   if (src_is_left) {
