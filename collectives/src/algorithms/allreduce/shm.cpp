@@ -1,27 +1,32 @@
 // shm: allreduce through the node segment, no messages (all ranks on one node).
 //
-// The vector goes in pieces of c elements (shm_chunk; the whole vector when it fits a slot). For
-// each piece:
-//   copy:   every rank copies its piece of the input into its own slot; raises its flag;
-//   wait:   for every other rank's copy;
-//   small vectors (at most shm_small bytes): every rank reduces all P slots into its output
-//     itself, in the same order (x0 op (x1 op (... op x{P-1}))): the same bits everywhere, one
-//     synchronisation, P - 1 reductions of the whole piece per rank;
-//   larger ones: rank j reduces block j of the piece (the P-way split of c) across all slots into
-//     slot P-1's block j, raises its flag; after a wait for every rank's block, every rank copies
-//     slot P-1's piece to its output: each element is reduced once, by one rank (a reduce-scatter
-//     and an allgather through memory, the shape of the reduce-scatter-based shared-memory
-//     allreduces of Li, Hoefler and Snir, "NUMA-aware shared-memory collective communication for
-//     MPI", HPDC 2013, and of Open MPI's coll/sm).
-// Before a rank overwrites its slot with the next piece it waits for everyone to have read the
-// last one (after their reduction, and for slot P-1 after their copy-out). Operands are always
-// combined lower ranks on the left, so non-commutative ops are exact; every rank copies the one
-// result, so all have the same bits.
+// Small vectors (at most shm_small bytes) go in pieces of c elements (shm_chunk; the whole
+// vector when it fits a slot); for each piece every rank copies its input into its own slot and
+// raises its flag, waits for every other rank's, and reduces all P slots into its output itself,
+// in the same order (x0 op (x1 op (... op x{P-1}))): the same bits everywhere, one
+// synchronisation, P - 1 reductions of the piece per rank.
+//
+// Larger ones go block by block (a reduce-scatter and an allgather through memory, the shape of
+// the shared-memory allreduces of Li, Hoefler and Snir, "NUMA-aware shared-memory collective
+// communication for MPI", HPDC 2013, and of Open MPI's coll/sm), in pieces of half a slot that
+// use the slot's two halves in turn. For each piece, split in P blocks:
+//   copy:   rank r copies block q of its input into block q of its slot, for every q != r;
+//   reduce: after a wait for every rank's copy, rank r reduces block r of every rank's input
+//           (its own from its input, the others' from their slots) into its output, and
+//           publishes the result in block r of its own slot;
+//   copy:   after a wait for every rank's block, it copies block q of slot q to its output.
+// Each element is reduced once, by one rank, and copied through memory twice (in, and the result
+// out); a rank moves (P-1)/P of the vector in and out, not all of it. Before a half is reused
+// (piece k + 2) a rank waits for everyone to have finished piece k. Operands are always
+// combined lower ranks on the left, so non-commutative ops are exact (the grouping of block r
+// starts at rank r's operand: the op is associative); every rank copies the one result, so all
+// have the same bits. In place, a rank's input is its output: every input block it does not
+// reduce is copied to its slot before anything is written to its output.
 //
 // Restrictions: every rank on one node with its node segment (patterns/shm.hpp); not persistent.
 // Cost (m bytes in k pieces): small: 2 flag waits per piece, m copied in, (P-1) m reduced and m
-// copied out per rank; large: 3 waits per piece, m copied in, (P-1) m/P reduced and m copied
-// out per rank, all ranks at once through the node's memory. The model charges a flag wait at
+// copied out per rank; large: 3 waits per piece (and one per reused half), 2 m copied through
+// the segment and (P-1) m/P reduced per rank, all ranks at once through the node's memory. The model charges a flag wait at
 // alpha and the copies through the segment at beta, as the ledger does; it is an estimate
 // (model_exact = false): it ignores that the P ranks share the node's memory bandwidth.
 #include <algorithm>
@@ -53,40 +58,65 @@ Plan build(const PlanRequest &req) {
             reduce_ph = plan.phase_index("shm_reduce");
   plan.reads_in_only = true;
   const std::size_t c = std::min(n, shm::chunk_elems(req));
+  plan.node_elems = static_cast<std::size_t>(P) * c;
   auto slot = [c](int q, std::size_t off, std::size_t len) {
     return node_range(static_cast<std::size_t>(q) * c + off, len);
   };
-  plan.node_elems = static_cast<std::size_t>(P) * c;
   const bool small = n * req.type_size <= static_cast<std::size_t>(req.param("shm_small"));
-  int sig = 0;
-  for (std::size_t o = 0; o < n; o += c) {
-    const std::size_t len = std::min(c, n - o);
-    if (o > 0) {
-      // Everyone has read what the last piece left in this rank's slot.
-      Round &w = plan.new_round(wait_ph);
-      add_wait_all(w, me, P, sig);
-    }
-    Round &in = plan.new_round(copy_ph);
-    add_copy(in, in_range(o, len), slot(me, 0, len));
-    in.signal = ++sig;
-    add_wait_all(plan.new_round(wait_ph), me, P, sig);
-    if (small) {
+  if (small) {
+    int sig = 0;
+    for (std::size_t o = 0; o < n; o += c) {
+      const std::size_t len = std::min(c, n - o);
+      if (o > 0) add_wait_all(plan.new_round(wait_ph), me, P, sig);  // my slot was read
+      Round &in = plan.new_round(copy_ph);
+      add_copy(in, in_range(o, len), slot(me, 0, len));
+      in.signal = ++sig;
+      add_wait_all(plan.new_round(wait_ph), me, P, sig);
       Round &red = plan.new_round(reduce_ph);
       add_copy(red, slot(P - 1, 0, len), out_range(o, len));
       for (int q = P - 2; q >= 0; --q) add_reduce(red, slot(q, 0, len), out_range(o, len), true);
       red.signal = ++sig;  // (this rank has read every slot)
-      continue;
     }
+    return plan;
+  }
+  // Block by block. A vector longer than one slot goes in pieces of half a slot, the two halves
+  // in turn: a rank copies piece k + 1 in while the others still copy piece k out.
+  const std::size_t pl = n <= c ? n : std::max<std::size_t>(1, c / 2);
+  const std::size_t half = n <= c ? 0 : pl;
+  std::size_t k = 0;
+  for (std::size_t o = 0; o < n; o += pl, ++k) {
+    const std::size_t len = std::min(pl, n - o), at = (k % 2) * half;
     const BlockSplit split{len, static_cast<std::size_t>(P)};
-    const std::size_t bo = split.offset(static_cast<std::size_t>(me)),
-                      bl = split.length(static_cast<std::size_t>(me));
+    auto boff = [&](int q) { return split.offset(static_cast<std::size_t>(q)); };
+    auto blen = [&](int q) { return split.length(static_cast<std::size_t>(q)); };
+    const int base = 3 * static_cast<int>(k);  // this piece's signals: base + 1, + 2, + 3
+    // The half this piece uses was last read in piece k - 2: everyone has finished that one.
+    if (k >= 2) add_wait_all(plan.new_round(wait_ph), me, P, base - 3);
+    // Copy in the blocks the others reduce: block q of my input to block q of my slot.
+    Round &in = plan.new_round(copy_ph);
+    for (int q = 0; q < P; ++q)
+      if (q != me) add_copy(in, in_range(o + boff(q), blen(q)), slot(me, at + boff(q), blen(q)));
+    in.signal = base + 1;
+    add_wait_all(plan.new_round(wait_ph), me, P, base + 1);
+    // Reduce block `me` of every rank's input into my output, in rank order (lower ranks on the
+    // left; the operation is associative, so the grouping may start at my own block), and
+    // publish it in block `me` of my slot.
+    const Range acc = out_range(o + boff(me), blen(me));
     Round &red = plan.new_round(reduce_ph);
-    for (int q = P - 2; q >= 0; --q) add_reduce(red, slot(q, bo, bl), slot(P - 1, bo, bl), true);
-    red.signal = ++sig;
-    add_wait_all(plan.new_round(wait_ph), me, P, sig);
+    add_copy(red, in_range(o + boff(me), blen(me)), acc);
+    for (int q = me + 1; q < P; ++q)
+      add_reduce(red, slot(q, at + boff(me), blen(me)), acc, /*src_is_left=*/false);
+    for (int q = me - 1; q >= 0; --q)
+      add_reduce(red, slot(q, at + boff(me), blen(me)), acc, /*src_is_left=*/true);
+    add_copy(red, acc, slot(me, at + boff(me), blen(me)));
+    red.signal = base + 2;
+    add_wait_all(plan.new_round(wait_ph), me, P, base + 2);
+    // Copy out every other rank's reduced block.
     Round &out = plan.new_round(copy_ph);
-    add_copy(out, slot(P - 1, 0, len), out_range(o, len));
-    out.signal = ++sig;  // (this rank has read slot P-1)
+    for (int q = 0; q < P; ++q)
+      if (q != me)
+        add_copy(out, slot(q, at + boff(q), blen(q)), out_range(o + boff(q), blen(q)));
+    out.signal = base + 3;
   }
   return plan;
 }
@@ -97,8 +127,14 @@ double model(const PlanRequest &req, const CostParams &k) {
   const double pieces = std::ceil(m / double(shm::chunk_elems(req) * req.type_size));
   if (m <= double(req.param("shm_small")))  // per piece: wait for reuse, copy in, wait, reduce
     return (2 * pieces - 1) * k.alpha + k.beta * 2 * m + k.gamma * (P - 1) * m;
-  // per piece: wait for reuse, copy in, wait, reduce a block, wait, copy out
-  return (3 * pieces - 1) * k.alpha + k.beta * 2 * m + k.gamma * (P - 1) / P * m;
+  // per piece of half a slot: copy in, wait, reduce a block, wait, copy out (and a wait before
+  // a half is reused)
+  const double c = double(shm::chunk_elems(req) * req.type_size);
+  const double halves = m <= c ? 1 : std::ceil(m / std::max(double(req.type_size),
+                                                          std::floor(c / 2 / req.type_size) *
+                                                              double(req.type_size)));
+  return (3 * halves + std::max(0.0, halves - 2)) * k.alpha + k.beta * 2 * m +
+         k.gamma * (P - 1) / P * m;
 }
 
 }  // namespace
