@@ -38,11 +38,20 @@ inline const std::vector<ExtraVariant> &extra_variants() {
                      {{"tree_arity", arity}, {"tree_flat_below", flat}},
                      std::string(flat) == "0" && std::string(arity) < "4" ? both : symbolic});
       }
-    // shm: pieces of 3 doubles (many pieces, a last one shorter), the block-by-block path at
+    // shm: pieces of 3 doubles (half a 6-double slot: many pieces, a last one shorter), the block-by-block path at
     // every count and the every-rank-reduces path at every count.
-    v.push_back({"allreduce", "shm", {{"shm_chunk", "24"}}, both});
+    v.push_back({"allreduce", "shm", {{"shm_chunk", "48"}}, both});
     v.push_back({"allreduce", "shm", {{"shm_small", "0"}}, both});
     v.push_back({"allreduce", "shm", {{"shm_small", "1g"}, {"shm_chunk", "40"}}, symbolic});
+    // The other shared-memory collectives in pieces: bcast through its ring of regions (pieces
+    // of 3 doubles: many laps round the ring), reduce on both paths, allgather (pieces of 3) and
+    // alltoall with their slot halves in turn (a 1 KiB slot: 128 doubles, 4 per block and piece
+    // at P = 16).
+    v.push_back({"bcast", "shm", {{"shm_chunk", "24"}}, both});
+    v.push_back({"reduce", "shm", {{"shm_chunk", "48"}}, both});
+    v.push_back({"reduce", "shm", {{"shm_reduce_small", "1g"}, {"shm_chunk", "40"}}, both});
+    v.push_back({"allgather", "shm", {{"shm_chunk", "48"}}, both});
+    v.push_back({"alltoall", "shm", {{"shm_chunk", "1k"}}, both});
     for (const char *seg : {"8", "24", "1000", "64k"})
       v.push_back({"allreduce", "ring", {{"ring_segment", seg}}, symbolic});
     v.push_back({"allreduce", "ring", {{"ring_segment", "64"}}, mpi});
