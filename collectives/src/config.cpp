@@ -82,17 +82,21 @@ std::vector<ParamSpec> build_table() {
                  "(MPI_COMM_TYPE_SHARED): auto = when a collective's algorithm (PCOLL_<COLL>) "
                  "names one of them, on = always (to choose them per communicator with "
                  "PCOLL_Config_push or rules), off = never (they then fall back)"));
-  t.push_back(ParamSpec::integer("shm_segment", "64k")
+  t.push_back(ParamSpec::integer("shm_segment", "auto")
                   .range(4096, 1LL << 30)
+                  .or_auto()
                   .size_suffixes()
                   .about("bytes per rank of each of the node segment's two channels (the "
                          "segment maps 2 x ranks x this): the largest piece of a vector a "
-                         "shared-memory algorithm moves per step"));
-  t.push_back(ParamSpec::integer("shm_spin", "2000")
+                         "shared-memory algorithm moves per step; auto = 8 MiB / ranks within "
+                         "[64 KiB, 1 MiB]"));
+  t.push_back(ParamSpec::integer("shm_spin", "auto")
                   .range(0, 1LL << 40)
+                  .or_auto()
                   .about("polls of a shared-memory flag before a rank yields the core between "
                          "polls (sched_yield), so that ranks sharing a core do not starve the one "
-                         "they wait for"));
+                         "they wait for; auto = 2000, or 0 where the node has more ranks than "
+                         "online CPUs (oversubscribed)"));
   // --- the cost model `auto` uses (model.hpp), and the textbook one ----------------------------
   t.push_back(
       ParamSpec::text("machine", "builtin")
@@ -442,6 +446,12 @@ Config with_overrides(const Config &base,
     c.sources[static_cast<std::size_t>(o.first)] = Source::override_;
   }
   return c;
+}
+
+std::size_t default_node_segment(int ranks) {
+  const std::size_t lo = 64 * 1024, hi = 1024 * 1024;
+  const std::size_t share = (std::size_t{8} << 20) / static_cast<std::size_t>(std::max(ranks, 1));
+  return std::min(hi, std::max(lo, share / 4096 * 4096));
 }
 
 }  // namespace pcoll

@@ -71,7 +71,16 @@ struct ParamSpec {
 
 // Sentinel for "auto" in integer parameters.
 constexpr long long kAuto = -1;
-// PCOLL_SHM_SEGMENT's default: bytes per rank of one channel of the node segment.
+// PCOLL_SHM_SEGMENT=auto: bytes per rank of one channel of the node segment for `ranks` ranks,
+// 8 MiB / ranks within [64 KiB, 1 MiB] (1 MiB at P <= 8, 64 KiB from P = 128): the pieces of the
+// shared-memory algorithms, each a few flag waits, stay large where a node has few ranks, and a
+// channel stays within 8 MiB up to P = 128. Measured at P = 2 on the development VM (collprobe,
+// allreduce shm against PMPI_Allreduce, 1 MiB / 4 MiB vectors): 64 KiB per rank 0.82x / 0.80x,
+// 256 KiB 1.06x / 1.04x, 1 MiB 1.99x / 1.73x, 4 MiB 2.16x / 1.21x (slots beyond the core's
+// cache).
+std::size_t default_node_segment(int ranks);
+// What offline plans (pcoll-info, the plan matrix) assume without a size: 64 KiB, the segment
+// of P >= 128, which cuts vectors into the most pieces.
 constexpr std::size_t kDefaultNodeSegment = 64 * 1024;
 
 const std::vector<ParamSpec> &param_table();

@@ -1,5 +1,7 @@
 #include "context.hpp"
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -220,7 +222,9 @@ void Context::make_segment() {
   if (inter_ || size_ < 2 || node_size_ != size_) return;
   const std::string &mode = base_config_.get("shm");
   if (mode == "off" || (mode == "auto" && !names_node_algorithm(base_config_))) return;
-  const auto per_rank = static_cast<std::size_t>(base_config_.integer("shm_segment"));
+  const long long set = base_config_.integer("shm_segment");
+  const std::size_t per_rank =
+      set == kAuto ? default_node_segment(size_) : static_cast<std::size_t>(set);
   std::string why;
   segment_ = NodeSegment::create(comm_, per_rank * static_cast<std::size_t>(size_), 2, &why);
   static bool said = false;
@@ -355,7 +359,11 @@ void Context::select_state() {
     } else {
       st.machine = mcached->second;
     }
-    st.shm_spin = st.config.integer("shm_spin");
+    // auto: spin only where the node's ranks each have a core (more ranks than online CPUs:
+    // the rank polled for may be waiting for this one's core, so yield at once).
+    const long long spin = st.config.integer("shm_spin");
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    st.shm_spin = spin != kAuto ? spin : (cpus > 0 && node_size_ > cpus ? 0 : 2000);
     // PCOLL_RANKS_PER_NODE emulates nodes of consecutive ranks; otherwise the map found.
     const long long rpn = st.config.integer("ranks_per_node");
     st.topology = Topology::blocks(size_, rpn == kAuto ? block_size_ : static_cast<int>(rpn));

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -62,8 +63,19 @@ std::unique_ptr<NodeSegment> NodeSegment::create(MPI_Comm node, std::size_t chan
   if (rank == 0) {
     std::snprintf(name, sizeof name, "/pcoll-%ld-%u", static_cast<long>(getpid()),
                   g_segments.fetch_add(1));
-    const int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd < 0) {
+    // The object's pages are allocated when first touched: one /dev/shm cannot hold would be
+    // a SIGBUS in a collective later (containers often mount 64 MiB). Refuse it here instead.
+    struct statvfs fs {};
+    const bool room = statvfs("/dev/shm", &fs) != 0 ||
+                      static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize) >=
+                          static_cast<double>(bytes);
+    const int fd = room ? shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600) : -1;
+    if (!room) {
+      ok = 0;
+      err = "/dev/shm has " + std::to_string(fs.f_bavail * fs.f_frsize >> 20) +
+            " MiB free, the segment needs " + std::to_string(bytes >> 20) +
+            " MiB (PCOLL_SHM_SEGMENT sets the bytes per rank)";
+    } else if (fd < 0) {
       ok = 0;
       err = std::string("shm_open: ") + std::strerror(errno);
     } else {
