@@ -30,24 +30,18 @@ Plan build(const PlanRequest &req) {
   if (P == 1) return plan;
   const std::size_t c = std::min(n, shm::chunk_elems(req));
   plan.node_elems = static_cast<std::size_t>(P) * c;
-  const std::size_t pl = n <= c ? n : std::max<std::size_t>(1, c / 2);
-  const std::size_t half = n <= c ? 0 : pl;
   // Signals per piece k: 2k + 1 = copied in, 2k + 2 = copied every other slot out.
-  std::size_t k = 0;
-  for (std::size_t o = 0; o < n; o += pl, ++k) {
-    const std::size_t len = std::min(pl, n - o);
-    const std::size_t at = (k % 2) * half;
-    const int base = 2 * static_cast<int>(k);
-    if (k >= 2) add_wait_all(plan.new_round(wait_ph), me, P, base - 2);
+  const shm::Slots slots{c};
+  for (const shm::Piece &p : shm::pieces_in_halves(n, c)) {
+    const int base = 2 * p.k;
+    if (p.k >= 2) add_wait_all(plan.new_round(wait_ph), me, P, base - 2);
     Round &in = plan.new_round(copy_ph);
-    add_copy(in, in_range(o, len), node_range(static_cast<std::size_t>(me) * c + at, len));
+    add_copy(in, in_range(p.off, p.len), slots.at(me, p.at, p.len));
     in.signal = base + 1;
     add_wait_all(plan.new_round(wait_ph), me, P, base + 1);
     Round &out = plan.new_round(copy_ph);
     for (int q = 0; q < P; ++q)
-      if (q != me)
-        add_copy(out, node_range(static_cast<std::size_t>(q) * c + at, len),
-                 out_range(blk(q) + o, len));
+      if (q != me) add_copy(out, slots.at(q, p.at, p.len), out_range(blk(q) + p.off, p.len));
     out.signal = base + 2;
   }
   return plan;
@@ -57,7 +51,7 @@ double model(const PlanRequest &req, const CostParams &k) {
   const double P = req.size, m = double(req.count * req.type_size);
   if (req.size == 1 || m == 0) return 0;
   const double c = double(shm::chunk_elems(req) * req.type_size);
-  const double halves = m <= c ? 1 : std::ceil(m / std::max(double(req.type_size), c / 2));
+  const double halves = shm::count_pieces_in_halves(m, c, req.type_size);
   return (halves + std::max(0.0, halves - 2)) * k.alpha + k.beta * P * m;
 }
 

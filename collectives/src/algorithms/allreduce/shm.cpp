@@ -79,43 +79,28 @@ Plan build(const PlanRequest &req) {
     }
     return plan;
   }
-  // Block by block. A vector longer than one slot goes in pieces of half a slot, the two halves
-  // in turn: a rank copies piece k + 1 in while the others still copy piece k out.
-  const std::size_t pl = n <= c ? n : std::max<std::size_t>(1, c / 2);
-  const std::size_t half = n <= c ? 0 : pl;
-  std::size_t k = 0;
-  for (std::size_t o = 0; o < n; o += pl, ++k) {
-    const std::size_t len = std::min(pl, n - o), at = (k % 2) * half;
-    const BlockSplit split{len, static_cast<std::size_t>(P)};
+  // Block by block, in pieces of half a slot (shm::pieces_in_halves). Signals per piece k
+  // (base 3k): + 1 copied in, + 2 my block reduced and published, + 3 every block copied out.
+  const shm::Slots slots{c};
+  for (const shm::Piece &p : shm::pieces_in_halves(n, c)) {
+    const int base = 3 * p.k;
+    // The half this piece uses was last read in piece k - 2: everyone has finished that one.
+    if (p.k >= 2) add_wait_all(plan.new_round(wait_ph), me, P, base - 3);
+    const BlockSplit split{p.len, static_cast<std::size_t>(P)};
     auto boff = [&](int q) { return split.offset(static_cast<std::size_t>(q)); };
     auto blen = [&](int q) { return split.length(static_cast<std::size_t>(q)); };
-    const int base = 3 * static_cast<int>(k);  // this piece's signals: base + 1, + 2, + 3
-    // The half this piece uses was last read in piece k - 2: everyone has finished that one.
-    if (k >= 2) add_wait_all(plan.new_round(wait_ph), me, P, base - 3);
-    // Copy in the blocks the others reduce: block q of my input to block q of my slot.
-    Round &in = plan.new_round(copy_ph);
-    for (int q = 0; q < P; ++q)
-      if (q != me) add_copy(in, in_range(o + boff(q), blen(q)), slot(me, at + boff(q), blen(q)));
-    in.signal = base + 1;
-    add_wait_all(plan.new_round(wait_ph), me, P, base + 1);
-    // Reduce block `me` of every rank's input into my output, in rank order (lower ranks on the
-    // left; the operation is associative, so the grouping may start at my own block), and
-    // publish it in block `me` of my slot.
-    const Range acc = out_range(o + boff(me), blen(me));
-    Round &red = plan.new_round(reduce_ph);
-    add_copy(red, in_range(o + boff(me), blen(me)), acc);
-    for (int q = me + 1; q < P; ++q)
-      add_reduce(red, slot(q, at + boff(me), blen(me)), acc, /*src_is_left=*/false);
-    for (int q = me - 1; q >= 0; --q)
-      add_reduce(red, slot(q, at + boff(me), blen(me)), acc, /*src_is_left=*/true);
-    add_copy(red, acc, slot(me, at + boff(me), blen(me)));
+    // Reduce block `me` of every rank's input into my output, publish it in my slot.
+    const Range acc = out_range(p.off + boff(me), blen(me));
+    Round &red = shm::add_block_reduction(plan, p, slots, me, P, base + 1, acc, copy_ph,
+                                          wait_ph, reduce_ph);
+    add_copy(red, acc, slots.at(me, p.at + boff(me), blen(me)));
     red.signal = base + 2;
     add_wait_all(plan.new_round(wait_ph), me, P, base + 2);
     // Copy out every other rank's reduced block.
     Round &out = plan.new_round(copy_ph);
     for (int q = 0; q < P; ++q)
       if (q != me)
-        add_copy(out, slot(q, at + boff(q), blen(q)), out_range(o + boff(q), blen(q)));
+        add_copy(out, slots.at(q, p.at + boff(q), blen(q)), out_range(p.off + boff(q), blen(q)));
     out.signal = base + 3;
   }
   return plan;
@@ -129,10 +114,8 @@ double model(const PlanRequest &req, const CostParams &k) {
     return (2 * pieces - 1) * k.alpha + k.beta * 2 * m + k.gamma * (P - 1) * m;
   // per piece of half a slot: copy in, wait, reduce a block, wait, copy out (and a wait before
   // a half is reused)
-  const double c = double(shm::chunk_elems(req) * req.type_size);
-  const double halves = m <= c ? 1 : std::ceil(m / std::max(double(req.type_size),
-                                                          std::floor(c / 2 / req.type_size) *
-                                                              double(req.type_size)));
+  const double halves =
+      shm::count_pieces_in_halves(m, double(shm::chunk_elems(req) * req.type_size), req.type_size);
   return (3 * halves + std::max(0.0, halves - 2)) * k.alpha + k.beta * 2 * m +
          k.gamma * (P - 1) / P * m;
 }

@@ -21,16 +21,11 @@
 namespace pcoll {
 namespace {
 
-// Elements of each block that go through the slot at once, and whether the halves alternate.
-struct Pieces {
-  std::size_t len = 0, half = 0;
-};
-Pieces pieces_of(const PlanRequest &req) {
-  const std::size_t P = static_cast<std::size_t>(req.size), n = req.count;
-  const std::size_t c = shm::chunk_elems(req);
-  if (n * P <= c) return {n, 0};
-  const std::size_t len = std::max<std::size_t>(1, c / (2 * P));
-  return {len, len * P};
+// The pieces of each block: the slot holds c / P elements per destination
+// (shm::pieces_in_halves on that).
+std::vector<shm::Piece> pieces_of(const PlanRequest &req) {
+  return shm::pieces_in_halves(req.count,
+                               shm::chunk_elems(req) / static_cast<std::size_t>(req.size));
 }
 
 std::string check(const PlanRequest &req) {
@@ -50,30 +45,30 @@ Plan build(const PlanRequest &req) {
   const auto blk = [n](int q) { return static_cast<std::size_t>(q) * n; };
   add_copy(plan.new_round(copy_ph), in_range(blk(me), n), out_range(blk(me), n));
   if (P == 1) return plan;
-  const Pieces pc = pieces_of(req);
-  // Slot q at q * c: the whole slot, or the P blocks when they fit in it.
-  const std::size_t c = pc.half == 0 ? n * static_cast<std::size_t>(P) : shm::chunk_elems(req);
+  const std::vector<shm::Piece> pieces = pieces_of(req);
+  // Slot q at q * c: the whole slot, or the P blocks when they fit in it; sub-slot d of a
+  // piece at d * (the piece's length) in its half.
+  const bool whole = pieces.size() == 1;
+  const std::size_t c = whole ? n * static_cast<std::size_t>(P) : shm::chunk_elems(req);
+  const std::size_t stride = pieces.front().len;  // (the last piece may be shorter)
   plan.node_elems = static_cast<std::size_t>(P) * c;
   // Signals per piece k: 2k + 1 = copied in, 2k + 2 = copied every other slot's sub-slot out.
-  std::size_t k = 0;
-  for (std::size_t o = 0; o < n; o += pc.len, ++k) {
-    const std::size_t len = std::min(pc.len, n - o);
-    const std::size_t at = (k % 2) * pc.half;
+  for (const shm::Piece &p : pieces) {
     auto sub = [&](int owner, int dest) {
-      return node_range(static_cast<std::size_t>(owner) * c + at +
-                            static_cast<std::size_t>(dest) * pc.len,
-                        len);
+      return node_range(static_cast<std::size_t>(owner) * c + p.at * static_cast<std::size_t>(P) +
+                            static_cast<std::size_t>(dest) * stride,
+                        p.len);
     };
-    const int base = 2 * static_cast<int>(k);
-    if (k >= 2) add_wait_all(plan.new_round(wait_ph), me, P, base - 2);
+    const int base = 2 * p.k;
+    if (p.k >= 2) add_wait_all(plan.new_round(wait_ph), me, P, base - 2);
     Round &in = plan.new_round(copy_ph);
     for (int q = 0; q < P; ++q)
-      if (q != me) add_copy(in, in_range(blk(q) + o, len), sub(me, q));
+      if (q != me) add_copy(in, in_range(blk(q) + p.off, p.len), sub(me, q));
     in.signal = base + 1;
     add_wait_all(plan.new_round(wait_ph), me, P, base + 1);
     Round &out = plan.new_round(copy_ph);
     for (int q = 0; q < P; ++q)
-      if (q != me) add_copy(out, sub(q, me), out_range(blk(q) + o, len));
+      if (q != me) add_copy(out, sub(q, me), out_range(blk(q) + p.off, p.len));
     out.signal = base + 2;
   }
   return plan;
@@ -82,8 +77,8 @@ Plan build(const PlanRequest &req) {
 double model(const PlanRequest &req, const CostParams &k) {
   const double P = req.size, m = double(req.count * req.type_size);
   if (req.size == 1 || m == 0) return 0;
-  const Pieces pc = pieces_of(req);
-  const double halves = std::ceil(double(req.count) / double(std::max<std::size_t>(1, pc.len)));
+  const double halves = shm::count_pieces_in_halves(
+      double(req.count), double(shm::chunk_elems(req) / static_cast<std::size_t>(req.size)), 1);
   return (halves + std::max(0.0, halves - 2)) * k.alpha + k.beta * 2 * (P - 1) * m;
 }
 

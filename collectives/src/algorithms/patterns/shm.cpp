@@ -1,6 +1,7 @@
 #include "shm.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace pcoll::shm {
 
@@ -40,6 +41,45 @@ std::size_t chunk_elems(const PlanRequest &req) {
   const long long c = req.param("shm_chunk");
   const std::size_t bytes = c == kAuto ? req.node_segment : static_cast<std::size_t>(c);
   return std::max<std::size_t>(1, bytes / std::max<std::size_t>(1, req.type_size));
+}
+
+std::vector<Piece> pieces_in_halves(std::size_t n, std::size_t c) {
+  std::vector<Piece> out;
+  if (n <= c) {
+    if (n > 0) out.push_back(Piece{0, 0, n, 0});
+    return out;
+  }
+  const std::size_t len = std::max<std::size_t>(1, c / 2);
+  int k = 0;
+  for (std::size_t o = 0; o < n; o += len, ++k)
+    out.push_back(Piece{k, o, std::min(len, n - o), static_cast<std::size_t>(k % 2) * len});
+  return out;
+}
+
+double count_pieces_in_halves(double n, double c, double elem) {
+  if (n <= c) return 1;
+  return std::ceil(n / std::max(elem, std::floor(c / 2 / elem) * elem));
+}
+
+Round &add_block_reduction(Plan &plan, const Piece &p, const Slots &slots, int me, int P,
+                           int copied, const Range &acc, int copy_ph, int wait_ph,
+                           int reduce_ph) {
+  const BlockSplit split{p.len, static_cast<std::size_t>(P)};
+  auto boff = [&](int q) { return split.offset(static_cast<std::size_t>(q)); };
+  auto blen = [&](int q) { return split.length(static_cast<std::size_t>(q)); };
+  Round &in = plan.new_round(copy_ph);
+  for (int q = 0; q < P; ++q)
+    if (q != me)
+      add_copy(in, in_range(p.off + boff(q), blen(q)), slots.at(me, p.at + boff(q), blen(q)));
+  in.signal = copied;
+  add_wait_all(plan.new_round(wait_ph), me, P, copied);
+  Round &red = plan.new_round(reduce_ph);
+  add_copy(red, in_range(p.off + boff(me), blen(me)), acc);
+  for (int q = me + 1; q < P; ++q)
+    add_reduce(red, slots.at(q, p.at + boff(me), blen(me)), acc, /*src_is_left=*/false);
+  for (int q = me - 1; q >= 0; --q)
+    add_reduce(red, slots.at(q, p.at + boff(me), blen(me)), acc, /*src_is_left=*/true);
+  return red;
 }
 
 }  // namespace pcoll::shm

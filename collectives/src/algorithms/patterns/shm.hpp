@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "../../config.hpp"
 #include "../../registry.hpp"
@@ -23,5 +24,37 @@ const ParamSpec &chunk_param();
 std::string check(const PlanRequest &req);
 // Elements per slot: shm_chunk (or the segment's channel) in whole elements, at least 1.
 std::size_t chunk_elems(const PlanRequest &req);
+
+// The pieces of a vector of n elements through slots of c: the whole vector when it fits, else
+// half a slot at a time, the two halves in turn (piece k in half k mod 2, at `at`), so that a
+// rank copies piece k + 1 in while the others still copy piece k out; a plan must then wait,
+// before piece k + 2, for everyone to be done with piece k.
+struct Piece {
+  int k = 0;            // index
+  std::size_t off = 0;  // first element of the vector (of each block, for alltoall)
+  std::size_t len = 0;
+  std::size_t at = 0;   // offset in the slot: 0, or half a slot for odd k
+};
+std::vector<Piece> pieces_in_halves(std::size_t n, std::size_t c);
+// How many there are (the models), for n and c in any common unit, elem the element's size.
+double count_pieces_in_halves(double n, double c, double elem);
+
+// The node area's slots: rank q's at q * c.
+struct Slots {
+  std::size_t c = 0;
+  Range at(int q, std::size_t off, std::size_t len) const {
+    return node_range(static_cast<std::size_t>(q) * c + off, len);
+  }
+};
+
+// The block-wise reduction of allreduce and reduce shm, piece p split P ways (BlockSplit): a
+// round in which rank `me` copies block q of its input (`in` at the piece) to block q of its
+// slot for every q != me and raises `copied`; a wait for every rank's; and a round that reduces
+// block `me` of every rank's input into `acc`, its own from `in`, in rank order (lower ranks on
+// the left, the grouping starting at its own operand: the op is associative). Returns that
+// round, for the caller to add to and signal.
+Round &add_block_reduction(Plan &plan, const Piece &p, const Slots &slots, int me, int P,
+                           int copied, const Range &acc, int copy_ph, int wait_ph,
+                           int reduce_ph);
 
 }  // namespace pcoll::shm

@@ -70,40 +70,27 @@ Plan build(const PlanRequest &req) {
     }
     return plan;
   }
-  // Signals per piece k (base 3k): + 1 copied in, + 2 my block reduced, + 3 (the root) copied
-  // every block out.
-  const std::size_t pl = n <= c ? n : std::max<std::size_t>(1, c / 2);
-  const std::size_t half = n <= c ? 0 : pl;
-  std::size_t k = 0;
-  for (std::size_t o = 0; o < n; o += pl, ++k) {
-    const std::size_t len = std::min(pl, n - o), at = (k % 2) * half;
-    const BlockSplit split{len, static_cast<std::size_t>(P)};
-    auto boff = [&](int q) { return split.offset(static_cast<std::size_t>(q)); };
-    auto blen = [&](int q) { return split.length(static_cast<std::size_t>(q)); };
-    const int base = 3 * static_cast<int>(k);
-    if (k >= 2) {  // piece k - 2, in this half, was read: by every rank's reduction, the root's copy
+  // Block by block, in pieces of half a slot (shm::pieces_in_halves). Signals per piece k
+  // (base 3k): + 1 copied in, + 2 my block reduced, + 3 (the root) every block copied out.
+  const shm::Slots slots{c};
+  for (const shm::Piece &p : shm::pieces_in_halves(n, c)) {
+    const int base = 3 * p.k;
+    if (p.k >= 2) {  // piece k - 2, in this half, was read: by every rank's reduction, the root's copy
       Round &w = plan.new_round(wait_ph);
       for (int q = 0; q < P; ++q)
         if (q != me) w.waits.push_back(Wait{q, q == root ? base - 3 : base - 4});
     }
-    Round &in = plan.new_round(copy_ph);
-    for (int q = 0; q < P; ++q)
-      if (q != me) add_copy(in, in_range(o + boff(q), blen(q)), slot(me, at + boff(q), blen(q)));
-    in.signal = base + 1;
-    add_wait_all(plan.new_round(wait_ph), me, P, base + 1);
-    const Range acc = slot(me, at + boff(me), blen(me));
-    Round &red = plan.new_round(reduce_ph);
-    add_copy(red, in_range(o + boff(me), blen(me)), acc);
-    for (int q = me + 1; q < P; ++q)
-      add_reduce(red, slot(q, at + boff(me), blen(me)), acc, /*src_is_left=*/false);
-    for (int q = me - 1; q >= 0; --q)
-      add_reduce(red, slot(q, at + boff(me), blen(me)), acc, /*src_is_left=*/true);
-    red.signal = base + 2;
+    const BlockSplit split{p.len, static_cast<std::size_t>(P)};
+    auto boff = [&](int q) { return split.offset(static_cast<std::size_t>(q)); };
+    auto blen = [&](int q) { return split.length(static_cast<std::size_t>(q)); };
+    const Range acc = slots.at(me, p.at + boff(me), blen(me));
+    shm::add_block_reduction(plan, p, slots, me, P, base + 1, acc, copy_ph, wait_ph, reduce_ph)
+        .signal = base + 2;
     if (me != root) continue;
     add_wait_all(plan.new_round(wait_ph), me, P, base + 2);
     Round &out = plan.new_round(copy_ph);
     for (int q = 0; q < P; ++q)
-      add_copy(out, slot(q, at + boff(q), blen(q)), out_range(o + boff(q), blen(q)));
+      add_copy(out, slots.at(q, p.at + boff(q), blen(q)), out_range(p.off + boff(q), blen(q)));
     out.signal = base + 3;
   }
   return plan;
@@ -116,7 +103,7 @@ double model(const PlanRequest &req, const CostParams &k) {
   const double pieces = std::ceil(m / c);
   if (m <= double(req.param("shm_reduce_small")))
     return pieces * k.alpha + k.beta * m + k.gamma * (P - 1) * m;
-  const double halves = m <= c ? 1 : std::ceil(m / std::max(double(req.type_size), c / 2));
+  const double halves = shm::count_pieces_in_halves(m, c, req.type_size);
   return 2 * halves * k.alpha + k.beta * 2 * m + k.gamma * (P - 1) / P * m;
 }
 
