@@ -96,6 +96,27 @@ TEST_CASE("shared-memory plans verify, and a missing wait is a race", "[shm][ver
   }
 }
 
+// A slot of one element has no halves: a binned sum's 48-byte element with shm_chunk = 48 once
+// put odd pieces at slot offset 1, in the next rank's slot (the reproducible MPI test's wrong
+// sums). Slots now hold at least two elements.
+TEST_CASE("shared-memory pieces of elements as large as the chunk stay in their slots",
+          "[shm][verify]") {
+  for (const Collective coll : {Collective::allreduce, Collective::reduce, Collective::allgather})
+    for (std::size_t ts : {24, 48, 100})
+      for (int P : {2, 3, 5}) {
+        const std::size_t n = 9;
+        const AlgorithmInfo *a = find_algorithm(coll, "shm");
+        std::vector<std::pair<int, std::string>> ov = {
+            {param_index("shm_chunk"), std::to_string(ts)}, {param_index("shm_small"), "0"},
+            {param_index("shm_reduce_small"), "0"}};
+        const Config cfg = with_overrides(load_config(), ov);
+        const PlanRequest req = plan_request(*a, cfg, 0, CallShape::in_units(coll, P, n, ts));
+        INFO(collective_name(coll) << " type size " << ts << " P=" << P);
+        REQUIRE(a->check(req).empty());
+        REQUIRE(verify(coll, build_all(*a, req), n).empty());
+      }
+}
+
 TEST_CASE("the shared-memory barrier holds every rank until all have entered", "[shm][verify]") {
   const Collective b = Collective::barrier;
   for (int P : {1, 2, 3, 7}) REQUIRE(verify(b, plans_of(b, "shm", P, 1), 1).empty());

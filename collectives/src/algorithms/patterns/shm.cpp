@@ -33,14 +33,19 @@ std::string check(const PlanRequest &req) {
   const long long c = req.param("shm_chunk");
   if (c != kAuto && static_cast<std::size_t>(c) > req.node_segment)
     return "shm_chunk exceeds the node segment's slot (PCOLL_SHM_SEGMENT)";
-  if (req.type_size > req.node_segment) return "an element is larger than the segment's slot";
+  if (2 * req.type_size > req.node_segment)
+    return "an element is larger than half the segment's slot (the pieces of a long vector "
+           "use the slot's two halves in turn)";
   return {};
 }
 
 std::size_t chunk_elems(const PlanRequest &req) {
   const long long c = req.param("shm_chunk");
   const std::size_t bytes = c == kAuto ? req.node_segment : static_cast<std::size_t>(c);
-  return std::max<std::size_t>(1, bytes / std::max<std::size_t>(1, req.type_size));
+  // At least two elements, so that a slot has two halves (pieces_in_halves): an shm_chunk of
+  // less than two elements (a binned sum's element is 48 bytes or more) is rounded up, within
+  // the segment's slot (check() refuses types larger than half of it).
+  return std::max<std::size_t>(2, bytes / std::max<std::size_t>(1, req.type_size));
 }
 
 std::vector<Piece> pieces_in_halves(std::size_t n, std::size_t c) {

@@ -22,7 +22,7 @@ namespace pcoll::shm {
 const ParamSpec &chunk_param();
 // Why the shared-memory plans cannot serve `req`, or empty.
 std::string check(const PlanRequest &req);
-// Elements per slot: shm_chunk (or the segment's channel) in whole elements, at least 1.
+// Elements per slot: shm_chunk (or the segment's channel) in whole elements, at least 2.
 std::size_t chunk_elems(const PlanRequest &req);
 
 // The pieces of a vector of n elements through slots of c: the whole vector when it fits, else
