@@ -145,13 +145,14 @@ bool Cursor::flags_ready(const Round *round) {
     return true;
   };
   if constexpr (Block) {
-    wait_until(all, ch.spin);
+    wait_until(all, ch.spin, comm_);
     return true;
   } else {
     if (all()) {
       polls_ = 0;
       return true;
     }
+    if (poll_pokes(polls_, ch.spin)) poke_vendor_progress(comm_);
     if (++polls_ > ch.spin) yield_core();
     return false;
   }

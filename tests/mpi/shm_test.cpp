@@ -185,3 +185,44 @@ TEST_CASE("shared-memory calls on several communicators at once", "[shm]") {
   MPI_Comm_free(&a);
   MPI_Comm_free(&b);
 }
+
+TEST_CASE("a rank polling flags lets the program's point-to-point messages move", "[shm]") {
+  // Rank 0 posts the receive of 4 MiB from the last rank (a rendezvous message: it is matched
+  // and pulled only while rank 0 is inside MPI), then enters a shared-memory allreduce,
+  // blocking and nonblocking; the last rank first waits for its send to complete. Rank 0 waits
+  // on the last rank's flags while the last rank waits for rank 0 to take the message: unless
+  // polling the flags also drives the vendor's progress, neither moves (MPICH's nonblocking3
+  // hung so under the preload at P = 3).
+  MPI_Comm c = comm_with("auto", "shm");
+  const int P = size_of(c), me = rank_of(c);
+  if (P < 2) {
+    MPI_Comm_free(&c);
+    return;
+  }
+  const std::vector<double> big(std::size_t(1) << 19, 1.5);
+  for (const bool nonblocking : {false, true}) {
+    std::vector<double> got(big.size(), 0);
+    MPI_Request recv = MPI_REQUEST_NULL;
+    if (me == 0) MPI_Irecv(got.data(), int(got.size()), MPI_DOUBLE, P - 1, 7, c, &recv);
+    if (me == P - 1) {
+      MPI_Request send;
+      MPI_Isend(big.data(), int(big.size()), MPI_DOUBLE, 0, 7, c, &send);
+      MPI_Wait(&send, MPI_STATUS_IGNORE);
+    }
+    Sum s(c, 1000, nonblocking ? 1 : 0);
+    if (nonblocking) {
+      MPI_Request r;
+      REQUIRE(PCOLL_Iallreduce(s.in.data(), s.out.data(), 1000, MPI_DOUBLE, MPI_SUM, c, &r) ==
+              MPI_SUCCESS);
+      REQUIRE(PCOLL_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    } else {
+      REQUIRE(PCOLL_Allreduce(s.in.data(), s.out.data(), 1000, MPI_DOUBLE, MPI_SUM, c) ==
+              MPI_SUCCESS);
+    }
+    CHECK(last(c) == "shm");
+    CHECK(s.right(c));
+    MPI_Wait(&recv, MPI_STATUS_IGNORE);
+    if (me == 0) CHECK(got == big);
+  }
+  MPI_Comm_free(&c);
+}

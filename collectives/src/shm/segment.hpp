@@ -106,11 +106,26 @@ struct NodeChannel {
 
 void yield_core();  // sched_yield
 
-// Polls `ready` until it is true: `spin` times back to back, then yielding between polls.
+// Lets the vendor MPI progress (an MPI_Iprobe on `comm`, which receives nothing; MPI_COMM_NULL:
+// none).
+// A rank polling flags makes no MPI call, so without it the program's own nonblocking
+// point-to-point messages would not move (Open MPI and MPICH progress inside MPI calls): a
+// rendezvous Isend a peer waits for, while that peer is what this rank's flags wait for, is a
+// deadlock (MPICH's nonblocking3 test hung at P = 3 so).
+void poke_vendor_progress(MPI_Comm comm);
+
+// Whether the n-th poll of a flag (from 0) also pokes the vendor's progress: every poll once the
+// rank yields, every 64th while it spins.
+inline bool poll_pokes(long long n, long long spin) { return n >= spin || (n & 63) == 63; }
+
+// Polls `ready` until it is true: `spin` times back to back, then yielding between polls; the
+// vendor's progress is poked as poll_pokes says.
 template <class Ready>
-void wait_until(Ready ready, long long spin) {
-  for (long long i = 0; !ready(); ++i)
+void wait_until(Ready ready, long long spin, MPI_Comm comm) {
+  for (long long i = 0; !ready(); ++i) {
+    if (poll_pokes(i, spin)) poke_vendor_progress(comm);
     if (i >= spin) yield_core();
+  }
 }
 
 }  // namespace pcoll
