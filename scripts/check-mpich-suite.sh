@@ -20,8 +20,8 @@
 #   a       ring / pairwise / binomial / dissemination
 #   b       recursive doubling and halving / bruck / bine
 #   c       chiara / node_aware (PCOLL_RANKS_PER_NODE=2) / tree
-#   shm     allreduce and barrier through the node segment (the rest auto; persistent calls
-#           fall back to the vendor, visibly)
+#   shm     allreduce, bcast, reduce, allgather, alltoall and barrier through the node segment
+#           (the rest auto; persistent calls fall back to the vendor, visibly)
 # Writes DIR/results.csv (test,family,P,status,seconds) and prints a summary; exits non-zero if
 # any run failed. The source package is fetched once into .deps/src (Debian's archive, a private
 # apt list as scripts/setup-deps.sh does for trilinos); the build goes into DIR/bin.
@@ -131,7 +131,8 @@ family_env() {
         a) echo "PCOLL_ALLREDUCE=ring PCOLL_REDUCE_SCATTER_BLOCK=ring PCOLL_REDUCE_SCATTER=ring PCOLL_ALLGATHER=ring PCOLL_ALLGATHERV=ring PCOLL_ALLTOALL=pairwise PCOLL_ALLTOALLV=pairwise PCOLL_BCAST=binomial PCOLL_REDUCE=binomial PCOLL_BARRIER=dissemination" ;;
         b) echo "PCOLL_ALLREDUCE=recursive_doubling PCOLL_REDUCE_SCATTER_BLOCK=recursive_halving PCOLL_REDUCE_SCATTER=recursive_halving PCOLL_ALLGATHER=recursive_doubling PCOLL_ALLGATHERV=recursive_doubling PCOLL_ALLTOALL=bruck PCOLL_BCAST=bine PCOLL_REDUCE=bine" ;;
         c) echo "PCOLL_ALLREDUCE=chiara PCOLL_REDUCE_SCATTER_BLOCK=chiara PCOLL_ALLGATHER=chiara PCOLL_ALLTOALL=node_aware PCOLL_BCAST=tree PCOLL_REDUCE=tree PCOLL_RANKS_PER_NODE=2" ;;
-        shm) echo "PCOLL_ALLREDUCE=shm PCOLL_BARRIER=shm" ;;
+        shm) echo "PCOLL_ALLREDUCE=shm PCOLL_BCAST=shm PCOLL_REDUCE=shm PCOLL_ALLGATHER=shm" \
+                  "PCOLL_ALLTOALL=shm PCOLL_BARRIER=shm" ;;
         *) pcoll_die "unknown family '$1' (vendor, auto, a, b, c, shm)" ;;
     esac
 }
