@@ -152,8 +152,7 @@ bool Cursor::flags_ready(const Round *round) {
       polls_ = 0;
       return true;
     }
-    if (poll_pokes(polls_, ch.spin)) poke_vendor_progress(comm_);
-    if (++polls_ > ch.spin) yield_core();
+    idle_poll(polls_++, ch.spin, comm_);
     return false;
   }
 }

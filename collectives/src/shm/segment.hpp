@@ -107,25 +107,24 @@ struct NodeChannel {
 void yield_core();  // sched_yield
 
 // Lets the vendor MPI progress (an MPI_Iprobe on `comm`, which receives nothing; MPI_COMM_NULL:
-// none).
-// A rank polling flags makes no MPI call, so without it the program's own nonblocking
+// none). A rank polling flags makes no MPI call, so without it the program's own nonblocking
 // point-to-point messages would not move (Open MPI and MPICH progress inside MPI calls): a
 // rendezvous Isend a peer waits for, while that peer is what this rank's flags wait for, is a
 // deadlock (MPICH's nonblocking3 test hung at P = 3 so).
 void poke_vendor_progress(MPI_Comm comm);
 
-// Whether the n-th poll of a flag (from 0) also pokes the vendor's progress: every poll once the
-// rank yields, every 64th while it spins.
-inline bool poll_pokes(long long n, long long spin) { return n >= spin || (n & 63) == 63; }
+// After the n-th poll of a flag (from 0) came back unready: pokes the vendor's progress (every
+// poll once the rank yields, every 64th while it spins) and, from poll `spin` on, yields the
+// core. The one spin-then-yield policy of blocking waits and nonblocking cursors alike.
+inline void idle_poll(long long n, long long spin, MPI_Comm comm) {
+  if (n >= spin || (n & 63) == 63) poke_vendor_progress(comm);
+  if (n >= spin) yield_core();
+}
 
-// Polls `ready` until it is true: `spin` times back to back, then yielding between polls; the
-// vendor's progress is poked as poll_pokes says.
+// Polls `ready` until it is true, idle_poll after each unready poll.
 template <class Ready>
 void wait_until(Ready ready, long long spin, MPI_Comm comm) {
-  for (long long i = 0; !ready(); ++i) {
-    if (poll_pokes(i, spin)) poke_vendor_progress(comm);
-    if (i >= spin) yield_core();
-  }
+  for (long long i = 0; !ready(); ++i) idle_poll(i, spin, comm);
 }
 
 }  // namespace pcoll
