@@ -91,6 +91,9 @@ class Cursor {
       if ((*req_)[i] != MPI_REQUEST_NULL) out.push_back(&(*req_)[i]);
   }
   void note_failure(int rc) { note(rc); }
+  // Whether the plan may still wait for, or raise, node-segment flags: no MPI request tells when
+  // a peer raises one, so a caller must keep polling (not block in a vendor wait) while it is.
+  bool polls_memory() const { return shm_; }
   // The plan phase of the round in flight (-1 when complete or without a plan).
   int phase() const {
     return plan_ != nullptr && round_ < plan_->rounds.size() ? plan_->rounds[round_].phase : -1;

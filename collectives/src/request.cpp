@@ -162,9 +162,9 @@ bool any_persistent_token(int n, const MPI_Request *reqs) {
 
 // Blocks until a transfer of an outstanding operation completes: one PMPI_Waitsome over all of
 // their pending requests, instead of a loop of tests (one library call per completion, and the
-// MPI library may wait as it likes). False when none is pending (the caller then polls). Only
-// for a caller that waits for pcoll operations alone: a user's request completing meanwhile
-// would not end the wait.
+// MPI library may wait as it likes). False when none is pending or an operation polls
+// shared-memory flags (the caller then polls). Only for a caller that waits for pcoll
+// operations alone: a user's request completing meanwhile would not end the wait.
 //
 // Not in SMPI builds: there (SimGrid 3.32) a rank blocked in PMPI_Waitsome (or Waitany) on the
 // receive of a round never saw its peer's message, which the peer had sent (detached) before
@@ -179,6 +179,10 @@ bool block_once() {
   slots.clear();
   owner.clear();
   for (Operation *op : g_ops.active) {
+    // A shared-memory operation moves on only when polled: blocking in the vendor's wait on
+    // the others' transfers would leave its peers waiting for this rank's flags while this
+    // rank waits for theirs (MPICH's nonblocking3 hung so at P = 5..7). The caller polls.
+    if (op->polls_memory()) return false;
     op->pending(slots);
     owner.resize(slots.size(), op);
   }

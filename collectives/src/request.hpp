@@ -86,6 +86,8 @@ class Operation {
   // of one that failed when a caller waited for it.
   virtual void pending(std::vector<MPI_Request *> &out) const = 0;
   virtual void failed(int rc) = 0;
+  // Whether it needs polling to move on (shared-memory flags), which no vendor wait would see.
+  virtual bool polls_memory() const { return false; }
 
   Kind kind() const { return kind_; }
   MPI_Comm user_comm() const { return user_comm_; }
@@ -150,6 +152,7 @@ class PlanOperation final : public Operation {
   bool advance() override;
   void pending(std::vector<MPI_Request *> &out) const override { cursor_.pending(out); }
   void failed(int rc) override { cursor_.note_failure(rc); }
+  bool polls_memory() const override { return cursor_.polls_memory(); }
 
  private:
   Cursor cursor_;
@@ -224,7 +227,8 @@ Operation *persistent_of(MPI_Request r);
 bool any_persistent_token(int n, const MPI_Request *reqs);
 // Whether r is the handle of a nonblocking operation still in the engine.
 bool outstanding_handle(MPI_Request r);
-// Blocks until a transfer of an outstanding operation completes (false when none is pending).
+// Blocks until a transfer of an outstanding operation completes (false when none is pending or
+// an operation polls shared-memory flags: then the caller polls).
 bool block_once();
 // Starts the persistent operation of *request, or the vendor's persistent request.
 int start_one(MPI_Request *request);

@@ -1,9 +1,10 @@
 // The shared-memory level through MPI: when a communicator gets a node segment (PCOLL_SHM), and
 // the orders of calls its two channels must survive: three calls in flight on one communicator
 // (the third waits for the first's channel), blocking calls made while nonblocking ones are
-// outstanding, completion in any order, the communicator freed with calls outstanding, and
-// calls on several communicators at once. Results are exact (small integers in doubles) and
-// the same on every rank; requests are completed with PCOLL_Wait and its kin, as a linked
+// outstanding, completion in any order, the communicator freed with calls outstanding, calls
+// on several communicators at once, and a wait that must keep polling while another call's
+// transfers are pending. Results are exact (small integers in doubles) and the same on every
+// rank; requests are completed with PCOLL_Wait and its kin, as a linked
 // program must. (Every algorithm's results at every count, type, op and in place are
 // the allreduce and nonblocking tests' business: they run the shm variants.)
 #include <mpi.h>
@@ -225,4 +226,39 @@ TEST_CASE("a rank polling flags lets the program's point-to-point messages move"
     if (me == 0) CHECK(got == big);
   }
   MPI_Comm_free(&c);
+}
+
+TEST_CASE("a wait for a shared-memory call never sleeps in the vendor's wait for another call",
+          "[shm]") {
+  // Rank 0 starts a shared-memory allreduce on `a` much larger than the segment (many pieces,
+  // each needing every rank to move on) and a vendor allreduce on `b`, then waits for the first.
+  // The other ranks start the vendor call on `b` only after the one on `a` is complete. A wait
+  // that, finding the shared-memory call not ready, slept in the vendor's wait for the other
+  // call's request would sleep for good: that request completes only when the others start
+  // it, and they wait for rank 0's flags (MPICH's nonblocking3 hung so at P = 5..7).
+  MPI_Comm a = comm_with("auto", "shm"), b = comm_with("off", "vendor");
+  const int P = size_of(a), me = rank_of(a);
+  if (P < 2) {
+    MPI_Comm_free(&a);
+    MPI_Comm_free(&b);
+    return;
+  }
+  const std::size_t n = std::size_t(1) << 21;  // 16 MiB: past any automatic segment size
+  Sum big(a, n, 3), small(b, 9, 4);
+  MPI_Request ra, rb = MPI_REQUEST_NULL;
+  REQUIRE(PCOLL_Iallreduce(big.in.data(), big.out.data(), int(n), MPI_DOUBLE, MPI_SUM, a, &ra) ==
+          MPI_SUCCESS);
+  auto start_b = [&] {
+    REQUIRE(PCOLL_Iallreduce(small.in.data(), small.out.data(), 9, MPI_DOUBLE, MPI_SUM, b,
+                             &rb) == MPI_SUCCESS);
+  };
+  if (me == 0) start_b();
+  REQUIRE(PCOLL_Wait(&ra, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  CHECK(last(a) == "shm");
+  if (me != 0) start_b();
+  REQUIRE(PCOLL_Wait(&rb, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  CHECK(big.right(a));
+  CHECK(small.right(b));
+  MPI_Comm_free(&a);
+  MPI_Comm_free(&b);
 }
