@@ -3,8 +3,12 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <sched.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -236,6 +240,90 @@ double copy_bandwidth() {
   return t > 0 ? double(n) / t : INFINITY;
 }
 
+// The node segment's costs ([shm]): the ranks of each node map one window
+// (MPI_Win_allocate_shared, as portable as pcoll's segment is not, and enough to measure it):
+// per rank a 64-byte flag line and kShmBytes of data.
+//   flag_latency: ranks 0 and 1 of node 0 raise flags in turn (each waits for the other's
+//     value, then raises its own); half the time of such a round trip.
+//   copy_bandwidth: node 0's first rank alone copies kShmBytes from its memory into its area.
+//   node_bandwidth: every rank of every node copies kShmBytes into its area at once; node 0's
+//     bytes over the time.
+// Not measured in a simulation (SMPI would not charge the memory) or with one rank per node.
+struct ShmCosts {
+  double flag_latency = 0, copy = 0, node = 0;
+  bool measured = false;
+};
+constexpr std::size_t kShmBytes = 4u << 20;
+constexpr std::size_t kShmLine = 64;
+
+ShmCosts shm_costs(const World &w) {
+  ShmCosts c;
+  if (kSimulated) return c;
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int me = 0, n = 1;
+  MPI_Comm_rank(node, &me);
+  MPI_Comm_size(node, &n);
+  const bool node0 = w.node_of[static_cast<std::size_t>(w.rank)] == 0;
+  const int rpn0 = static_cast<int>(w.nodes[0].size());
+  if (rpn0 < 2) {
+    MPI_Comm_free(&node);
+    return c;
+  }
+  char *mine = nullptr;
+  MPI_Win win;
+  MPI_Win_allocate_shared(static_cast<MPI_Aint>(kShmLine + kShmBytes), 1, MPI_INFO_NULL, node,
+                          &mine, &win);
+  auto base_of = [&](int r) {
+    MPI_Aint size = 0;
+    int unit = 1;
+    char *b = nullptr;
+    MPI_Win_shared_query(win, r, &size, &unit, &b);
+    return b;
+  };
+  auto flag = [](char *line) { return reinterpret_cast<std::atomic<std::uint64_t> *>(line); };
+  flag(mine)->store(0, std::memory_order_relaxed);
+  std::memset(mine + kShmLine, 0, kShmBytes);  // (the pages are touched before any timing)
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::atomic<std::uint64_t> *f0 = flag(base_of(0)), *f1 = flag(base_of(std::min(1, n - 1)));
+  auto wait_for = [](std::atomic<std::uint64_t> *f, std::uint64_t v) {
+    for (long i = 0; f->load(std::memory_order_acquire) < v; ++i)
+      if (i > 1000) sched_yield();  // (ranks sharing a core)
+  };
+  constexpr int kRounds = 2000;
+  std::uint64_t seq = 0;
+  const bool pinger = node0 && me == 0, ponger = node0 && me == 1;
+  c.flag_latency = timed([&] {
+                     for (int i = 0; i < kRounds; ++i) {
+                       ++seq;
+                       if (pinger) {
+                         f0->store(seq, std::memory_order_release);
+                         wait_for(f1, seq);
+                       } else if (ponger) {
+                         wait_for(f0, seq);
+                         f1->store(seq, std::memory_order_release);
+                       }
+                     }
+                   }) /
+                   (2.0 * kRounds);
+  std::vector<char> src(kShmBytes, 3);
+  volatile char sink = 0;
+  auto copy_in = [&] {
+    std::memcpy(mine + kShmLine, src.data(), kShmBytes);
+    sink = sink + mine[kShmLine + kShmBytes / 2];
+  };
+  const double alone = timed([&] {
+    if (pinger) copy_in();
+  });
+  const double all = timed(copy_in);
+  c.copy = alone > 0 ? double(kShmBytes) / alone : INFINITY;
+  c.node = all > 0 ? double(rpn0) * double(kShmBytes) / all : INFINITY;
+  c.measured = true;
+  MPI_Win_free(&win);
+  MPI_Comm_free(&node);
+  return c;
+}
+
 std::string number(double v) {
   if (std::isinf(v)) return "inf";
   char s[32];
@@ -383,6 +471,10 @@ int calibrate(const std::string &path, const std::string &machine, const std::st
   say("reduction " + number(red) + " B/s");
   const double copy = copy_bandwidth();
   say("local copy " + number(copy) + " B/s");
+  const ShmCosts shm = shm_costs(w);
+  if (shm.measured)
+    say("node segment: flag " + number(shm.flag_latency) + " s, one rank copies " +
+        number(shm.copy) + " B/s, node 0's ranks together " + number(shm.node) + " B/s");
 
   if (w.rank != 0) return 0;
   std::FILE *f = std::fopen(path.c_str(), "w");
@@ -448,6 +540,10 @@ int calibrate(const std::string &path, const std::string &machine, const std::st
   }
   std::fprintf(f, "\n[reduce]\nbandwidth = %s\n", number(red).c_str());
   std::fprintf(f, "\n[copy]\nbandwidth = %s\n", number(copy).c_str());
+  if (shm.measured)
+    std::fprintf(f, "\n[shm]\nflag_latency = %s\ncopy_bandwidth = %s\nnode_bandwidth = %s\n",
+                 number(shm.flag_latency).c_str(), number(shm.copy).c_str(),
+                 number(shm.node).c_str());
   std::fclose(f);
   // The file must be one pcoll accepts.
   const auto back = pcoll::load_machine(path, &error);

@@ -80,8 +80,9 @@ std::vector<ParamSpec> build_table() {
           .about("the node segment of the shared-memory algorithms (shm), mapped at a "
                  "communicator's first collective when all its ranks share one node "
                  "(MPI_COMM_TYPE_SHARED): auto = when a collective's algorithm (PCOLL_<COLL>) "
-                 "names one of them, on = always (to choose them per communicator with "
-                 "PCOLL_Config_push or rules), off = never (they then fall back)"));
+                 "is auto (whose cost model weighs them) or names one of them, on = always (to "
+                 "choose them per communicator with PCOLL_Config_push or rules), off = never "
+                 "(they then fall back, and auto does not weigh them)"));
   t.push_back(ParamSpec::integer("shm_segment", "auto")
                   .range(4096, 1LL << 30)
                   .or_auto()

@@ -200,11 +200,14 @@ int Context::init(MPI_Comm user) {
 }
 
 namespace {
-// PCOLL_SHM=auto: whether a collective's configured algorithm is a shared-memory one (`auto`
-// does not weigh them yet, so only a named one needs the segment).
-bool names_node_algorithm(const Config &cfg) {
+// PCOLL_SHM=auto: whether a collective may run a shared-memory algorithm: its configured one is
+// `auto` (whose model weighs them) or one of them by name. (Not the collectives pinned to the
+// vendor or to a point-to-point algorithm: then the segment would be memory nobody uses.)
+bool may_use_node_segment(const Config &cfg) {
   for (const CollectiveInfo &c : collective_table()) {
-    const AlgorithmInfo *a = find_algorithm(c.id, cfg.get(c.name));
+    const std::string &name = cfg.get(c.name);
+    if (name == "auto") return true;
+    const AlgorithmInfo *a = find_algorithm(c.id, name);
     if (a != nullptr && a->uses_node_segment) return true;
   }
   return false;
@@ -221,7 +224,7 @@ void Context::make_segment() {
 #ifndef PCOLL_SMPI
   if (inter_ || size_ < 2 || node_size_ != size_) return;
   const std::string &mode = base_config_.get("shm");
-  if (mode == "off" || (mode == "auto" && !names_node_algorithm(base_config_))) return;
+  if (mode == "off" || (mode == "auto" && !may_use_node_segment(base_config_))) return;
   const long long set = base_config_.integer("shm_segment");
   const std::size_t per_rank =
       set == kAuto ? default_node_segment(size_) : static_cast<std::size_t>(set);

@@ -99,10 +99,10 @@ std::shared_ptr<const Machine> parse_machine(const std::string &text, const std:
     for (auto &&[k, v] : root) {
       const std::string key(k.str());
       if (key != "origin" && key != "intra" && key != "inter" && key != "reduce" && key != "copy" &&
-          key != "tier" && key != "torus")
+          key != "shm" && key != "tier" && key != "torus")
         throw MachineError(line_of(v),
                            "unknown table '" + key +
-                               "' (known: origin, intra, inter, reduce, copy, tier, torus)");
+                               "' (known: origin, intra, inter, reduce, copy, shm, tier, torus)");
     }
     if (const toml::node *o = root.get("origin")) {
       const toml::table *ot = o->as_table();
@@ -173,6 +173,21 @@ std::shared_ptr<const Machine> parse_machine(const std::string &text, const std:
       const toml::table &cp = table_of(root, "copy");
       only_keys(cp, "copy", {"bandwidth"});
       m->copy_bandwidth = number(cp, "copy", "bandwidth", 1e3, 1e15, true, line_of(cp));
+    }
+    m->shm.flag_latency = m->intra.latency / 2;
+    m->shm.copy_bandwidth = m->copy_bandwidth;
+    m->shm.node_bandwidth = std::numeric_limits<double>::infinity();
+    if (root.contains("shm")) {
+      const toml::table &sh = table_of(root, "shm");
+      only_keys(sh, "shm", {"flag_latency", "copy_bandwidth", "node_bandwidth"});
+      if (sh.contains("flag_latency"))
+        m->shm.flag_latency = number(sh, "shm", "flag_latency", 0, 1, false, line_of(sh));
+      if (sh.contains("copy_bandwidth"))
+        m->shm.copy_bandwidth =
+            number(sh, "shm", "copy_bandwidth", 1e3, 1e15, true, line_of(sh));
+      if (sh.contains("node_bandwidth"))
+        m->shm.node_bandwidth =
+            number(sh, "shm", "node_bandwidth", 1e3, 1e15, true, line_of(sh));
     }
   });
   if (!error->empty()) return nullptr;

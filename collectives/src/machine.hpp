@@ -44,6 +44,14 @@
 //                            # bandwidth (inf where copies cost nothing: SMPI without
 //                            # simulated computation)
 //
+//   [shm]                    # optional: the node segment of the shared-memory algorithms
+//   flag_latency = 0.1e-6    # s: a flag one rank raises seen by the ranks that wait for it
+//                            # (a cache line's trip between cores); default [intra] latency / 2
+//   copy_bandwidth = 10e9    # B/s: bytes one rank copies into or out of the segment alone;
+//                            # default [copy] bandwidth
+//   node_bandwidth = 100e9   # B/s: all ranks of a node copying through memory at once (its
+//                            # memory bandwidth); default inf (each rank at copy_bandwidth)
+//
 // Which ranks share a node comes from the communicator (MPI_COMM_TYPE_SHARED, or
 // PCOLL_RANKS_PER_NODE), never from the file. A file that does not parse, has an unknown key or
 // table, a missing key or a value out of range is rejected as a whole with "file:line: reason",
@@ -102,6 +110,16 @@ struct Torus {
   }
 };
 
+// What the shared-memory plans' steps cost: a round that waits for flags pays flag_latency
+// once (its peers' flags arrive together in the lockstep plans), and its copies and reductions
+// through the segment run at the lesser of the rank's own rate and its share of the node's
+// memory bandwidth.
+struct ShmLevel {
+  double flag_latency = 0;    // s
+  double copy_bandwidth = 0;  // B/s, one rank
+  double node_bandwidth = 0;  // B/s, the node's ranks together (inf: no shared limit)
+};
+
 struct Machine {
   std::string source;  // the file, or "builtin (inputs/machines/default.toml)"
   std::string origin;  // the [origin] table, "key=value, ..."
@@ -112,6 +130,7 @@ struct Machine {
   Torus torus;
   double reduce_bandwidth = 0;    // B/s
   double copy_bandwidth = 0;      // B/s ([copy], default intra.bandwidth)
+  ShmLevel shm;                   // [shm], defaults from [intra] and [copy]
   std::uint64_t fingerprint = 0;  // of the text: ranks must agree on it
 };
 

@@ -29,6 +29,13 @@ std::vector<int> Topology::ranks_of(int n) const {
   return out;
 }
 
+int Topology::ranks_on(int n) const {
+  if (!node_of && ranks_per_node > 0)
+    return std::max(0, std::min(size, (n + 1) * ranks_per_node) - n * ranks_per_node);
+  if (!node_of) return size;
+  return static_cast<int>(std::count(node_of->begin(), node_of->end(), n));
+}
+
 CostParams flat_costs(const Machine &m) {
   CostParams c;
   c.alpha = m.inter.latency + 2 * m.inter.overhead;
@@ -187,16 +194,31 @@ RoundCost round_cost(const Round &rd, int node, double contention, const Machine
   for (const Xfer &x : rd.recvs) take(x, r_intra, r_inter);
   // A round's flows at one level: the largest at one flow's rate, all of them together at
   // the rate one rank moves them (equal where the rank serializes its flows).
+  // The node's memory bandwidth ([shm] node_bandwidth, shared by its ranks) bounds the
+  // intra-node messages as it bounds the segment's copies: a message within a node is a copy.
+  const double g_share = std::isinf(m.shm.node_bandwidth)
+                             ? 0.0
+                             : per_byte(m.shm.node_bandwidth) * std::max(1, topo.ranks_on(node));
   double wire = 0;
   if (any_intra)
-    wire = m.intra.latency +
-           std::max(big_intra * g_intra, std::max(s_intra, r_intra) * g_rank_intra);
+    wire = m.intra.latency + std::max({big_intra * g_intra,
+                                       std::max(s_intra, r_intra) * g_rank_intra,
+                                       std::max(s_intra, r_intra) * g_share});
   if (any_inter)
     wire = std::max(wire, lat + std::max({big_inter * g_inter,
                                           std::max(s_inter, r_inter) * g_rank_inter, contention}));
+  // Shared-memory rounds: one flag latency for the round's waits (the lockstep plans' flags
+  // arrive together), and the segment's copies at the lesser of the rank's rate and its share
+  // of the node's memory bandwidth.
+  if (!rd.waits.empty()) wire += m.shm.flag_latency;
   double local = 0;
-  for (const LocalOp &op : rd.ops)
-    local += double(op.src.len) * ts * (op.kind == OpKind::reduce ? g_red : g_copy);
+  const double g_node = std::max(per_byte(m.shm.copy_bandwidth), g_share);  // via the segment
+  for (const LocalOp &op : rd.ops) {
+    double g = op.kind == OpKind::reduce ? g_red : g_copy;
+    if (op.src.buf == Buf::node || op.dst.buf == Buf::node)
+      g = op.kind == OpKind::reduce ? std::max(g_red, g_node) : g_node;
+    local += double(op.src.len) * ts * g;
+  }
   return {cpu + wire, local};
 }
 

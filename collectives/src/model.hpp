@@ -10,6 +10,10 @@
 //          inter:  L_inter + max(bytes sent / B_inter, node's bytes out / B_link,
 //                                bytes received / B_inter, node's bytes in / B_link) )
 //   + bytes reduced / B_reduce + bytes copied / B_intra,
+//   + (shared-memory rounds) flag latency if the round waits for flags, and its copies and
+//     reductions through the node segment at min(shm copy bandwidth, node memory bandwidth /
+//     the node's ranks) (machine.hpp's [shm]); the intra-node term above is also at least
+//     max(bytes sent, bytes received) at that share of the node's memory bandwidth,
 // where the node's bytes out (in) are those every rank of the node sends off (receives from
 // off) the node in its round of the same index: ranks of a node run their schedules in step,
 // which holds for the lockstep schedules and is an estimate for the others. On a torus
@@ -67,6 +71,7 @@ struct Topology {
   }
   int nodes() const;
   std::vector<int> ranks_of(int node) const;
+  int ranks_on(int node) const;  // ranks_of(node).size()
   static Topology blocks(int size, int ranks_per_node) {
     Topology t;
     t.size = size;

@@ -80,9 +80,28 @@ TEST_CASE("PCOLL_SHM decides which communicators map a node segment", "[shm]") {
     MPI_Comm_free(&c);
   }
   {
-    // auto, and shm only pushed on the communicator later: no segment was made, so the call
-    // falls back to the vendor (visibly) and is still right.
-    MPI_Comm c = comm_with("auto", nullptr);
+    // auto, every collective `auto` (whose model weighs the shared-memory algorithms): a
+    // segment, so shm pushed on the communicator later serves.
+    MPI_Comm c = comm_with("auto", "auto");
+    {
+      pcoll::ScopedConfig use(c, "allreduce", "shm");
+      Sum s(c, 100, 0);
+      REQUIRE(PCOLL_Allreduce(s.in.data(), s.out.data(), 100, MPI_DOUBLE, MPI_SUM, c) ==
+              MPI_SUCCESS);
+      CHECK(s.right(c));
+      CHECK(last(c) == "shm");
+    }  // (popped before the free)
+    MPI_Comm_free(&c);
+  }
+  {
+    // auto, every collective pinned to the vendor when the communicator is made: nothing could
+    // use a segment, so none is made, and shm pushed later falls back to the vendor (visibly)
+    // and is still right.
+    const char *colls[] = {"ALLREDUCE", "BCAST", "REDUCE", "BARRIER", "ALLGATHER", "ALLGATHERV",
+                           "ALLTOALL", "ALLTOALLV", "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK"};
+    for (const char *k : colls) setenv((std::string("PCOLL_") + k).c_str(), "vendor", 1);
+    MPI_Comm c = comm_with("auto", "vendor");
+    for (const char *k : colls) unsetenv((std::string("PCOLL_") + k).c_str());
     {
       pcoll::ScopedConfig use(c, "allreduce", "shm");
       Sum s(c, 100, 0);
@@ -90,7 +109,7 @@ TEST_CASE("PCOLL_SHM decides which communicators map a node segment", "[shm]") {
               MPI_SUCCESS);
       CHECK(s.right(c));
       CHECK(last(c) == (P > 1 ? "vendor" : "shm"));
-    }  // (popped before the free)
+    }
     MPI_Comm_free(&c);
   }
   {

@@ -368,6 +368,34 @@ TEST_CASE("[copy]: local copies at their own rate, the intra-node one by default
   CHECK(with - without == Approx((8.0 * 64 + 8.0 * (64 - 8)) * 1024 / 20e9).epsilon(1e-9));
 }
 
+TEST_CASE("[shm]: the node segment's flag latency and copies, and the node's memory", "[model]") {
+  const std::string base_text = text(0.3e-6, 20e9, 1e-6, 45e9, 50e9);
+  const auto base = machine(base_text + "[copy]\nbandwidth = 10e9\n");
+  CHECK(base->shm.flag_latency == Approx(0.15e-6));  // half the intra-node latency
+  CHECK(base->shm.copy_bandwidth == 10e9);            // [copy]'s
+  CHECK(std::isinf(base->shm.node_bandwidth));
+  const auto m = machine(base_text +
+                         "[shm]\nflag_latency = 0.05e-6\ncopy_bandwidth = 30e9\n"
+                         "node_bandwidth = 40e9\n");
+  CHECK(m->shm.flag_latency == 0.05e-6);
+  CHECK(error_of(base_text + "[shm]\nflag_latency = -1\n").find("out of range") !=
+        std::string::npos);
+  CHECK(error_of(base_text + "[shm]\nlatency = 1e-7\n").find("m.toml:") == 0);
+  // P = 2, 100 doubles, the small path: copy in, a wait, then the peer's slot copied out and
+  // this rank's slot reduced (free reductions: [reduce] inf): one flag latency and three
+  // copies of 800 B through the segment, each at min(30 GB/s, 40 GB/s / 2 ranks) = 20 GB/s.
+  CHECK(time_of("shm", 2, 100, 0, *m) == Approx(0.05e-6 + 3 * 800 / 20e9).epsilon(1e-12));
+  // At 4 ranks the share is 10 GB/s; point-to-point messages within the node are bounded by
+  // the same share: a ring's time grows when the node's memory is the limit.
+  const auto unbounded = machine(base_text + "[shm]\nnode_bandwidth = inf\n");
+  CHECK(time_of("ring", 4, 1 << 16, 0, *m) > time_of("ring", 4, 1 << 16, 0, *unbounded));
+  CHECK(time_of("ring", 4, 1 << 16, 0, *base) == time_of("ring", 4, 1 << 16, 0, *unbounded));
+  // auto weighs it: on one node with fast flags the small vectors go through the segment.
+  const AlgorithmInfo *shm = find_algorithm(Collective::allreduce, "shm");
+  REQUIRE(shm != nullptr);
+  CHECK(shm->auto_candidate);
+}
+
 TEST_CASE("alltoall auto: the size rule on one node, the cost model across nodes", "[model]") {
   // 0.2 us of CPU per message posted: what a rank pays for each of linear's P - 1 messages.
   const auto m =

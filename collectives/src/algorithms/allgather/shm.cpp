@@ -8,8 +8,9 @@
 //
 // Restrictions: every rank on one node with its node segment (patterns/shm.hpp); not persistent.
 // Cost (n bytes per block in k pieces): k flag waits (and one per reused half), n copied in and
-// (P-1) n copied out per rank, all ranks at once through the node's memory (whose bandwidth the
-// ranks share: the model leaves that out).
+// (P-1) n copied out per rank, all ranks at once through the node's memory, whose bandwidth the
+// ranks share (`auto`'s model charges it from the machine's [shm]; the closed form leaves it
+// out).
 #include <algorithm>
 #include <cmath>
 
@@ -71,7 +72,6 @@ const AlgorithmInfo &shm_allgather_info() {
     a.model = model;
     a.check = shm::check;
     a.model_exact = false;
-    a.auto_candidate = false;  // until the cost model knows the segment's costs
     a.uses_node_segment = true;
     return a;
   }();

@@ -26,9 +26,11 @@
 // Restrictions: every rank on one node with its node segment (patterns/shm.hpp); not persistent.
 // Cost (m bytes in k pieces): small: 2 flag waits per piece, m copied in, (P-1) m reduced and m
 // copied out per rank; large: 3 waits per piece (and one per reused half), 2 m copied through
-// the segment and (P-1) m/P reduced per rank, all ranks at once through the node's memory. The model charges a flag wait at
-// alpha and the copies through the segment at beta, as the ledger does; it is an estimate
-// (model_exact = false): it ignores that the P ranks share the node's memory bandwidth.
+// the segment and (P-1) m/P reduced per rank, all ranks at once through the node's memory.
+// `auto`'s model reads the plan with the machine's [shm] costs (flag latency, copy rate, the
+// node's memory bandwidth shared by its ranks); the closed form charges a flag wait at alpha and
+// the copies at beta, as the ledger does, an estimate (model_exact = false) that ignores the
+// shared memory bandwidth.
 #include <algorithm>
 #include <cmath>
 
@@ -120,6 +122,17 @@ double model(const PlanRequest &req, const CostParams &k) {
          k.gamma * (P - 1) / P * m;
 }
 
+// The other path for `auto` to weigh: block by block where the default reduces all slots (at
+// large P the small path's (P - 1) m reductions per rank cost more than its one
+// synchronisation saves), all slots where the default goes block by block.
+std::vector<std::vector<std::pair<std::string, std::string>>> tunings(const PlanRequest &req) {
+  if (req.size <= 2 || req.count == 0) return {};
+  const std::size_t m = req.count * req.type_size;
+  if (m <= static_cast<std::size_t>(req.param("shm_small"))) return {{{"shm_small", "0"}}};
+  if (m <= shm::chunk_elems(req) * req.type_size) return {{{"shm_small", std::to_string(m)}}};
+  return {};
+}
+
 }  // namespace
 
 const AlgorithmInfo &shm_allreduce_info() {
@@ -136,9 +149,9 @@ const AlgorithmInfo &shm_allreduce_info() {
     a.params = {shm::chunk_param(), small_param()};
     a.build = build;
     a.model = model;
+    a.tunings = tunings;
     a.check = shm::check;
     a.model_exact = false;
-    a.auto_candidate = false;  // until the cost model knows the segment's costs
     a.uses_node_segment = true;
     return a;
   }();

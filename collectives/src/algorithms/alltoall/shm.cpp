@@ -98,7 +98,6 @@ const AlgorithmInfo &shm_alltoall_info() {
     a.model = model;
     a.check = check;
     a.model_exact = false;
-    a.auto_candidate = false;  // until the cost model knows the segment's costs
     a.uses_node_segment = true;
     return a;
   }();

@@ -39,7 +39,6 @@ const AlgorithmInfo &shm_barrier_info() {
     a.check = shm::check;
     a.uses_node_segment = true;
     a.model_exact = false;
-    a.auto_candidate = false;  // until the cost model knows the segment's costs
     return a;
   }();
   return info;

@@ -11,7 +11,7 @@
 // Restrictions: every rank on one node with its node segment (patterns/shm.hpp); not persistent.
 // Cost (m bytes in k pieces): k flag waits on the root's path and 2m copied through the segment
 // (the root in, each other rank out, all at once: the node's memory bandwidth is shared, which
-// the model leaves out).
+// `auto`'s model charges from the machine's [shm] and the closed form leaves out).
 #include <algorithm>
 #include <cmath>
 
@@ -73,7 +73,6 @@ const AlgorithmInfo &shm_bcast_info() {
     a.model = model;
     a.check = shm::check;
     a.model_exact = false;
-    a.auto_candidate = false;  // until the cost model knows the segment's costs
     a.uses_node_segment = true;
     return a;
   }();

@@ -21,8 +21,8 @@ std::string check(const PlanRequest &req) {
   if (req.size == 1) return {};
   if (req.node_segment == 0)
     return "no node segment: the communicator's ranks are not all on one node, or PCOLL_SHM "
-           "did not ask for one (auto maps it only where PCOLL_<COLL> names a shared-memory "
-           "algorithm; on always), or it could not be made";
+           "did not ask for one (auto maps it where a collective is auto or names a shared-memory "
+           "algorithm when the communicator is made; on always), or it could not be made";
   if (req.ranks_per_node > 0 && req.ranks_per_node < req.size)
     return "the communicator spans nodes (PCOLL_RANKS_PER_NODE): the shared-memory algorithms "
            "serve one node";

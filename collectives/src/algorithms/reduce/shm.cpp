@@ -125,7 +125,6 @@ const AlgorithmInfo &shm_reduce_info() {
     a.model = model;
     a.check = shm::check;
     a.model_exact = false;
-    a.auto_candidate = false;  // until the cost model knows the segment's costs
     a.uses_node_segment = true;
     return a;
   }();
