@@ -465,7 +465,7 @@ int run_plan(const Call &c, Resolved &r, const Async &async, CallTrace &t) {
   ExecBuffers bufs;
   int rc = st.stage(scratch, &bufs, t.pack());
   if (rc != MPI_SUCCESS) return fail_call(c.comm, rc);
-  if (uses_node(*plan)) bufs.node = ctx.next_node_channel();
+  if (uses_node(*plan)) bufs.node = ctx.next_node_channel(true, *plan);
   std::optional<Reducer> own;
   const Reducer &reducer = is_predefined_op(op) && sig.predefined_unit
                                ? ctx.predefined_reducer(sig.unit_type, unit, op)

@@ -77,15 +77,9 @@ class Context {
   }
   // The channel of the next shared-memory call on this communicator (blocking or nonblocking:
   // every rank issues them in the same order, so the n-th is the same call everywhere).
-  NodeChannel next_node_channel() {
-    NodeChannel ch;
-    ch.seg = segment_.get();
-    const auto c = static_cast<std::uint64_t>(segment_->channels());
-    ch.channel = static_cast<int>(node_seq_ % c);
-    ch.base = node_seq_ / c * NodeSegment::kStride;
-    ch.spin = state_->shm_spin;
-    ++node_seq_;
-    return ch;
+  // (shm/segment.hpp's NodeSequence; `plan` is this rank's plan of the call).
+  NodeChannel next_node_channel(bool blocking, const Plan &plan) {
+    return node_seq_.next(segment_.get(), state_->shm_spin, blocking, plan.waits_for_every_peer);
   }
   // The tag of the next nonblocking or persistent start on this communicator: its sequence
   // number, 1..kNonblockingTags (executor.hpp), the same on every rank.
@@ -204,7 +198,7 @@ class Context {
 #endif
   std::vector<MPI_Request> requests_;
   std::unique_ptr<NodeSegment> segment_;
-  std::uint64_t node_seq_ = 0;  // shared-memory calls issued
+  NodeSequence node_seq_;  // the shared-memory calls issued
   void make_segment();
   unsigned nonblocking_seq_ = 0;
   unsigned persistent_seq_ = 0;

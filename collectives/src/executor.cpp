@@ -162,7 +162,7 @@ bool Cursor::step(std::vector<double> *phase_seconds) {
   if (phase_seconds && phase_seconds->size() < plan_->phases.size())
     phase_seconds->resize(plan_->phases.size());
   if (shm_ && !entered_) {
-    if (!flags_ready<Block>(nullptr)) return false;
+    if (!bufs_.node.known_free && !flags_ready<Block>(nullptr)) return false;
     entered_ = true;
   }
   while (round_ < plan_->rounds.size()) {

@@ -109,6 +109,13 @@ Plan make_plan(const AlgorithmInfo &algo, const PlanRequest &req) {
 }
 
 void finalize_plan(Plan &plan) {
+  std::vector<bool> heard(static_cast<std::size_t>(std::max(plan.size, 1)), false);
+  for (const Round &round : plan.rounds)
+    for (const Wait &w : round.waits)
+      if (w.peer >= 0 && w.peer < plan.size) heard[static_cast<std::size_t>(w.peer)] = true;
+  plan.waits_for_every_peer = true;
+  for (int q = 0; q < plan.size; ++q)
+    if (q != plan.rank && !heard[static_cast<std::size_t>(q)]) plan.waits_for_every_peer = false;
   for (auto &round : plan.rounds)
     for (auto &op : round.ops) {
       op.after_sends = false;

@@ -110,6 +110,9 @@ struct Plan {
   // `out` before writing it (naive's non-roots send their vector straight from `in`): the
   // executor then skips the copy, which costs a full pass over the vector.
   bool reads_in_only = false;
+  // Set by finalize_plan(): the plan's waits cover every other rank (a shared-memory plan in which
+  // this rank hears from all its peers: once it is complete, each of them has started the call).
+  bool waits_for_every_peer = false;
   std::vector<std::string> phases;
   std::vector<Round> rounds;
 

@@ -370,7 +370,7 @@ int PlanOperation::begin() {
   }
   // (nonblocking only: the shared-memory algorithms do not serve persistent calls, whose starts
   // may come in a different order on each rank)
-  if (plan && uses_node(*plan)) bufs.node = context().next_node_channel();
+  if (plan && uses_node(*plan)) bufs.node = context().next_node_channel(false, *plan);
   cursor_.reset(plan.get(), bufs, reducer ? &*reducer : nullptr, comm,
                 fixed_tag != 0 ? fixed_tag : next_nonblocking_tag(context()), &req_);
   return MPI_SUCCESS;

@@ -8,6 +8,7 @@
 // program must. (Every algorithm's results at every count, type, op and in place are
 // the allreduce and nonblocking tests' business: they run the shm variants.)
 #include <mpi.h>
+#include <unistd.h>
 #include <pcoll/pcoll.h>
 #include <pcoll/pcoll.hpp>
 
@@ -280,4 +281,36 @@ TEST_CASE("a wait for a shared-memory call never sleeps in the vendor's wait for
   CHECK(small.right(b));
   MPI_Comm_free(&a);
   MPI_Comm_free(&b);
+}
+
+TEST_CASE("blocking calls back to back skip the channel's entry wait and stay right", "[shm]") {
+  // After two blocking calls a call knows its channel free (NodeSequence): a rank that raced
+  // ahead into call n while a peer still read its slot of call n - 2 would change the peer's
+  // result. Runs of blocking calls of both paths (all slots, block by block), with one rank
+  // napping in turn, and nonblocking pairs between the runs.
+  MPI_Comm c = comm_with("auto", "shm");
+  const int P = size_of(c), me = rank_of(c);
+  const std::size_t sizes[] = {1, 300, 5000, 2, 70000};
+  for (int k = 0; k < 200; ++k) {
+    const std::size_t n = sizes[k % 5];
+    if (me == k % P && k % 3 == 0) usleep(200);
+    if (k % 10 == 9) {
+      Sum a(c, n, k), b(c, sizes[(k + 1) % 5], k + 1);
+      MPI_Request r[2];
+      REQUIRE(PCOLL_Iallreduce(a.in.data(), a.out.data(), int(a.in.size()), MPI_DOUBLE, MPI_SUM,
+                               c, &r[0]) == MPI_SUCCESS);
+      REQUIRE(PCOLL_Iallreduce(b.in.data(), b.out.data(), int(b.in.size()), MPI_DOUBLE, MPI_SUM,
+                               c, &r[1]) == MPI_SUCCESS);
+      REQUIRE(PCOLL_Waitall(2, r, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+      CHECK(a.right(c));
+      CHECK(b.right(c));
+      continue;
+    }
+    Sum s(c, n, k);
+    REQUIRE(PCOLL_Allreduce(s.in.data(), s.out.data(), int(n), MPI_DOUBLE, MPI_SUM, c) ==
+            MPI_SUCCESS);
+    if (!s.right(c)) FAIL("call " << k << " of " << n << " elements");
+  }
+  CHECK(last(c) == "shm");
+  MPI_Comm_free(&c);
 }

@@ -129,21 +129,16 @@ namespace {
 
 // One rank (a thread) of a node running `calls` allreduces through its view of the segment:
 // call k has count counts[k] and input value (rank + 1) * (k + 1) + i; blocking calls run one at a
-// time, nonblocking ones two in flight, advanced alternately. Returns the first wrong element.
+// time (after two of them a call skips its entry wait: NodeSequence), nonblocking ones two in
+// flight, advanced alternately. Returns the first wrong element.
 std::string run_rank(void *base, int me, int P, std::size_t slot, const std::vector<int> &counts,
                      const Set &set, bool two_in_flight, unsigned seed) {
   auto seg = NodeSegment::view(base, me, P, slot * static_cast<std::size_t>(P), 2);
   const Reducer sum(MPI_DOUBLE, sizeof(double), MPI_SUM);
   std::mt19937 rng(seed + static_cast<unsigned>(me));
-  std::uint64_t seq = 0;
-  auto channel = [&] {
-    NodeChannel ch;
-    ch.seg = seg.get();
-    ch.channel = static_cast<int>(seq % 2);
-    ch.base = seq / 2 * NodeSegment::kStride;
-    ch.spin = 50;
-    ++seq;
-    return ch;
+  NodeSequence seq;  // (as Context's: blocking calls after blocking ones skip the entry wait)
+  auto channel = [&](bool blocking, const Plan &plan) {
+    return seq.next(seg.get(), 50, blocking, plan.waits_for_every_peer);
   };
   struct Call {
     std::vector<double> in, out;
@@ -151,7 +146,7 @@ std::string run_rank(void *base, int me, int P, std::size_t slot, const std::vec
     Cursor cur;
     std::vector<MPI_Request> req;
   };
-  auto make = [&](std::size_t k) {
+  auto make = [&](std::size_t k, bool blocking) {
     auto c = std::make_unique<Call>();
     const std::size_t n = static_cast<std::size_t>(counts[k]);
     c->in.resize(n);
@@ -164,7 +159,7 @@ std::string run_rank(void *base, int me, int P, std::size_t slot, const std::vec
     // (as Context::next_node_channel: only calls whose plan uses the segment take a channel;
     // count 0 and P = 1 have no rounds)
     ExecBuffers b{c->in.data(), c->out.data(), nullptr, sizeof(double),
-                  uses_node(c->plan) ? channel() : NodeChannel{}};
+                  uses_node(c->plan) ? channel(blocking, c->plan) : NodeChannel{}};
     if (c->plan.copy_in_to_out) std::memcpy(c->out.data(), c->in.data(), n * sizeof(double));
     c->cur.reset(&c->plan, b, &sum, MPI_COMM_NULL, 0, &c->req);
     return c;
@@ -179,14 +174,16 @@ std::string run_rank(void *base, int me, int P, std::size_t slot, const std::vec
   };
   for (std::size_t k = 0; k < counts.size();) {
     if (rng() % 4 == 0) std::this_thread::sleep_for(std::chrono::microseconds(rng() % 200));
-    if (!two_in_flight || k + 1 == counts.size()) {
-      auto c = make(k);
+    // (two in flight: pairs of nonblocking calls and pairs of blocking ones in turn, so that a
+    // pair starts after two blocking calls, knowing its first channel free)
+    if (!two_in_flight || k + 1 == counts.size() || k % 4 >= 2) {
+      auto c = make(k, true);
       if (c->cur.run_blocking(nullptr) != MPI_SUCCESS) return "error";
       if (std::string e = check(*c, k); !e.empty()) return e;
       ++k;
       continue;
     }
-    auto a = make(k), b = make(k + 1);
+    auto a = make(k, false), b = make(k + 1, false);
     bool da = false, db = false;
     while (!da || !db) {
       if (!db && (rng() & 1)) db = b->cur.advance(nullptr);

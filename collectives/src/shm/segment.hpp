@@ -88,6 +88,7 @@ struct NodeChannel {
   int channel = 0;
   std::uint64_t base = 0;  // generation * kStride
   long long spin = 0;      // polls before yielding
+  bool known_free = false;  // every rank is done with the previous generation (no need to look)
   char *data() const { return seg->data(channel); }
   // Whether node rank `peer` has raised its flag to signal `s` of this call (acquire).
   bool reached(int peer, std::uint64_t s) const {
@@ -98,10 +99,41 @@ struct NodeChannel {
   }
   // Every rank of the node is done with this channel's previous generation.
   bool previous_done(int peer) const {
-    return base == 0 ||
+    return base == 0 || known_free ||
            seg->flag(peer, channel).load(std::memory_order_acquire) >= base - 1;  // (g-1)*S+kDone
   }
   void finish() const { raise(NodeSegment::kDone); }
+};
+
+// The order of one communicator's shared-memory calls: the n-th takes channel n mod C at
+// generation n div C. A call is also known to find its channel free, and skips the wait for
+// every rank to be done with the channel's previous generation (one cache line fetched from
+// each peer, on the critical path of every small call), when the two calls before it were
+// blocking and the last one's plan waited for every peer. Blocking is the same on every rank (a
+// blocking collective matches only a blocking one), so each peer finished call n - 2 before it
+// started n - 1, and this rank, having completed n - 1, heard from each of them in it; with two
+// channels n - 2 is the previous generation of n's channel.
+class NodeSequence {
+ public:
+  NodeChannel next(const NodeSegment *seg, long long spin, bool blocking,
+                   bool waits_for_every_peer) {
+    NodeChannel ch;
+    ch.seg = seg;
+    const auto c = static_cast<std::uint64_t>(seg->channels());
+    ch.channel = static_cast<int>(n_ % c);
+    ch.base = n_ / c * NodeSegment::kStride;
+    ch.spin = spin;
+    ch.known_free = c == 2 && last_heard_all_ && before_blocking_;
+    before_blocking_ = last_blocking_;
+    last_blocking_ = blocking;
+    last_heard_all_ = blocking && waits_for_every_peer;
+    ++n_;
+    return ch;
+  }
+
+ private:
+  std::uint64_t n_ = 0;  // calls issued
+  bool last_heard_all_ = false, last_blocking_ = false, before_blocking_ = false;
 };
 
 void yield_core();  // sched_yield
