@@ -88,7 +88,8 @@ struct NodeChannel {
   int channel = 0;
   std::uint64_t base = 0;  // generation * kStride
   long long spin = 0;      // polls before yielding
-  bool known_free = false;  // every rank is done with the previous generation (no need to look)
+  bool known_free = false;  // every rank is done with the previous generation: the
+                            // executor skips the entry check (NodeSequence)
   char *data() const { return seg->data(channel); }
   // Whether node rank `peer` has raised its flag to signal `s` of this call (acquire).
   bool reached(int peer, std::uint64_t s) const {
@@ -99,7 +100,7 @@ struct NodeChannel {
   }
   // Every rank of the node is done with this channel's previous generation.
   bool previous_done(int peer) const {
-    return base == 0 || known_free ||
+    return base == 0 ||
            seg->flag(peer, channel).load(std::memory_order_acquire) >= base - 1;  // (g-1)*S+kDone
   }
   void finish() const { raise(NodeSegment::kDone); }
