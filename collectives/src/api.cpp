@@ -216,8 +216,10 @@ int resolve(const Call &c, const Async &async, Resolved &r) {
   if (r.d == nullptr) {
     if (int rc = signature_of(ctx, c, r.fresh); rc != MPI_SUCCESS) return rc;
     r.fresh.shape.persistent = key.persistent;
-    r.d = async.blocking() && !operations_outstanding() ? &ctx.decide_collectively(r.fresh.shape)
-                                                        : &ctx.decide_locally(r.fresh.shape);
+    // Blocking or not is the same on every rank at this call; what each rank has outstanding
+    // is not (so it may not choose the mode).
+    r.d = async.blocking() ? &ctx.decide_collectively(r.fresh.shape)
+                           : &ctx.decide_locally(r.fresh.shape);
     r.sig = &r.fresh;
     if (c.memoizable()) ctx.memo_store(key, r.fresh, r.d, memo_counts, memo_n);
   }

@@ -9,6 +9,8 @@
 
 #include "datatype.hpp"
 #include "engine.hpp"
+#include "request.hpp"
+#include "shm/segment.hpp"
 #include "trace/recorder.hpp"
 
 namespace pcoll {
@@ -403,6 +405,23 @@ void Context::remember_choice(const CallShape &at, const Candidate &chosen) {
   kept.emplace(at, chosen);
 }
 
+// Nonblocking, and waited for while pcoll's outstanding operations advance. Whether a rank has
+// operations outstanding is its own (one rank may have completed an operation that another still
+// holds), so a broadcast that only some ranks could make blocking would not match the others'
+// (MPI: a blocking collective never matches a nonblocking one); and a rank waiting here still
+// advances the operations its peers may be waiting for, which a blocking broadcast could not.
+void Context::bcast_from_root(void *buf, int n, MPI_Datatype type) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  PMPI_Ibcast(buf, n, type, 0, comm_, &r);
+  for (long long i = 0;; ++i) {
+    int done = 0;
+    PMPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    progress();
+    if (i >= 64) yield_core();  // (oversubscribed: let the rank that broadcasts run)
+  }
+}
+
 const Decision &Context::decision(const CallShape &shape, bool collective) {
   Decisions &cache = state_->decisions;
   auto it = cache.find(shape);
@@ -419,8 +438,7 @@ const Decision &Context::decision(const CallShape &shape, bool collective) {
     // others, so its cost is paid once per communicator rather than by every rank (P-fold in a
     // simulation, where all ranks share the host); all ranks reach this point at the same call
     // (the shape and the configuration are shared). Under a local one (a nonblocking or
-    // persistent call, which MPI makes local, or a call while operations are outstanding, which
-    // a blocking broadcast could not progress) every rank runs the same model on the same inputs
+    // persistent call, which MPI makes local) every rank runs the same model on the same inputs
     // and has the same choice.
     in.defer = true;
     const bool needed = select_algorithm(config(), rules(), shape, in).needs_model;
@@ -431,9 +449,9 @@ const Decision &Context::decision(const CallShape &shape, bool collective) {
       if (collective) {
         // Its length first, then the text: a choice of any length arrives whole.
         int length = static_cast<int>(text.size());
-        PMPI_Bcast(&length, 1, MPI_INT, 0, comm_);
+        bcast_from_root(&length, 1, MPI_INT);
         text.resize(static_cast<std::size_t>(length));
-        if (length > 0) PMPI_Bcast(text.data(), length, MPI_CHAR, 0, comm_);
+        if (length > 0) bcast_from_root(text.data(), length, MPI_CHAR);
       }
       if (!text.empty()) {
         if (chosen.parse(text)) {

@@ -128,12 +128,11 @@ class Context {
   // The decision for `shape` under the current configuration: from the cache, else made by
   // decide() (select.hpp) and stored. Shapes hold only values every rank shares, so every rank
   // finds or makes the same decision.
-  // decide_collectively: every rank of the communicator must call it at the same call (a
-  // blocking call with no operation outstanding): where the cost model must choose, rank 0 runs
-  // it and broadcasts its choice, so its cost is paid once per communicator.
-  // decide_locally: no communication (nonblocking and persistent calls are local in MPI, and a
-  // blocking broadcast would not progress outstanding operations): every rank runs the model on
-  // the same inputs, to the same choice.
+  // decide_collectively: every rank of the communicator must call it at the same call (every
+  // blocking call, whatever each rank has outstanding): where the cost model must choose, rank 0
+  // runs it and broadcasts its choice (bcast_from_root), so its cost is paid once per
+  // communicator. decide_locally: no communication (nonblocking and persistent calls are local
+  // in MPI): every rank runs the model on the same inputs, to the same choice.
   const Decision &decide_collectively(const CallShape &shape) { return decision(shape, true); }
   const Decision &decide_locally(const CallShape &shape) { return decision(shape, false); }
   // A one-entry memo of the last call by its arguments as the user passed them, for calls whose
@@ -209,6 +208,9 @@ class Context {
   MPI_Op reducer_op_ = MPI_OP_NULL;
   // decide_collectively (collective = true) and decide_locally.
   const Decision &decision(const CallShape &shape, bool collective);
+  // Rank 0's `buf` to every rank of the private communicator, advancing pcoll's outstanding
+  // operations while it waits.
+  void bcast_from_root(void *buf, int n, MPI_Datatype type);
   using Decisions = std::unordered_map<CallShape, Decision, CallShapeHash>;
   // The configuration and decisions of one override stack (the empty stack: the base).
   struct OverrideState {

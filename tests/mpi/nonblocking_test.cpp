@@ -510,6 +510,66 @@ TEST_CASE("a blocking collective while a nonblocking one is outstanding that a p
   f.check_all(world);
 }
 
+TEST_CASE("a blocking call the cost model decides while only some ranks have an operation "
+          "outstanding", "[nonblocking]") {
+  // Even ranks: Iallreduce(A, ring), blocking B, Wait(A); odd ranks: Iallreduce(A), Wait(A), B.
+  // B is auto with no rules, at a count no call used before, so its algorithm is the model's,
+  // decided at that call. Whether a rank has operations outstanding is its own, so it may not
+  // choose how the ranks decide: when it did, the even ranks decided locally and ran B while the
+  // odd ones waited for rank 0's broadcast of the choice (a hang at every P >= 2).
+  MPI_Comm world = MPI_COMM_WORLD, other = MPI_COMM_NULL;
+  MPI_Comm_dup(world, &other);
+  const int me = rank_of(world);
+  Failures f;
+  const int n = 1000;
+  std::vector<double> in(n), want(n), out(n);
+  for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = value(me, i, 5);
+  {
+    const Overrides o(world, {{"allreduce", "ring"}});
+    PCOLL_Allreduce(in.data(), want.data(), n, MPI_DOUBLE, MPI_SUM, world);
+  }
+  int k = 0;
+  for (const bool same_comm : {true, false})
+    for (int round = 0; round < 3; ++round, ++k) {
+      const MPI_Comm b_comm = same_comm ? world : other;
+      const int bn = 1 + 97 * k;  // a new shape each time: 1, 98, 195, ... elements
+      std::vector<double> b_in(static_cast<std::size_t>(bn)), b_want(b_in.size()),
+          b_out(b_in.size(), -1.0);
+      for (int i = 0; i < bn; ++i) b_in[static_cast<std::size_t>(i)] = value(me, i, 6 + k);
+      {
+        const Overrides o(b_comm, {{"allreduce", "vendor"}});
+        PCOLL_Allreduce(b_in.data(), b_want.data(), bn, MPI_DOUBLE, MPI_SUM, b_comm);
+      }
+      std::fill(out.begin(), out.end(), -1.0);
+      MPI_Request r = MPI_REQUEST_NULL;
+      {
+        const Overrides o(world, {{"allreduce", "ring"}});
+        if (PCOLL_Iallreduce(in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, world, &r) !=
+            MPI_SUCCESS)
+          f.add("Iallreduce failed");
+      }
+      const Overrides ob(b_comm, {{"allreduce", "auto"}, {"rules", "none"}});
+      if (me % 2 == 0) {
+        PCOLL_Allreduce(b_in.data(), b_out.data(), bn, MPI_DOUBLE, MPI_SUM, b_comm);
+        PCOLL_Wait(&r, MPI_STATUS_IGNORE);
+      } else {
+        PCOLL_Wait(&r, MPI_STATUS_IGNORE);
+        PCOLL_Allreduce(b_in.data(), b_out.data(), bn, MPI_DOUBLE, MPI_SUM, b_comm);
+      }
+      const std::string what = std::to_string(bn) + " elements" +
+                               (same_comm ? " (same communicator)" : " (another communicator)");
+      if (out != want) f.add("the outstanding allreduce differs from blocking: " + what);
+      for (int i = 0; i < bn; ++i)
+        if (std::abs(b_out[static_cast<std::size_t>(i)] - b_want[static_cast<std::size_t>(i)]) >
+            1e-12 * std::max(1.0, std::abs(b_want[static_cast<std::size_t>(i)]))) {
+          f.add("the model-decided allreduce differs from the vendor's: " + what);
+          break;
+        }
+    }
+  MPI_Comm_free(&other);
+  f.check_all(world);
+}
+
 TEST_CASE("nonblocking errors: null request, active persistent restarted or freed",
           "[nonblocking]") {
   MPI_Comm comm = MPI_COMM_NULL;
