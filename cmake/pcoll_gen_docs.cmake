@@ -37,7 +37,9 @@ Three ways to set a parameter, strongest first:
   ... `PCOLL_Config_pop(comm)`, or `pcoll::ScopedConfig use(comm, "allreduce", "ring");` in C++;
 - an environment variable (`PCOLL_ALLREDUCE=ring mpirun ...`): the names in the table;
 - for the algorithm variables left at `auto`: a rule of the rules file `PCOLL_RULES` names
-  (`builtin` = [inputs/rules/default.toml](../inputs/rules/default.toml)), then the cost model
+  (`builtin` = [inputs/rules/default.toml](../inputs/rules/default.toml), machine-neutral: no
+  rule; the development VM's measured rules are
+  [inputs/rules/dev-vm.toml](../inputs/rules/dev-vm.toml)), then the cost model
   ([architecture.md](architecture.md#the-call-path-of-pcoll_allreduce)).
 
 All ranks of a communicator must use the same values: pcoll compares them at the first call on

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # pcoll-tune: measures which algorithm serves each (P, message size) best on this machine and
-# writes a rules file for `auto` (PCOLL_RULES=FILE; inputs/rules/default.toml is one).
+# writes a rules file for `auto` (PCOLL_RULES=FILE; inputs/rules/dev-vm.toml is the development VM's).
 #   scripts/pcoll-tune.sh [--ranks "2 3 4 5 6 7 8"] [--coll allreduce] [--sizes 8,64,...]
 #       [--algos "vendor ring tree:tree_arity=4 ..."] [--trials 41] [--warmup 5]
 #       [--out rules.toml] [--workdir DIR] [--no-build] [--timer bench|probe] [--min-speedup 1.0]
@@ -17,7 +17,7 @@
 #   2. validation run: a fresh collbench launch with another order seed, the winner against the
 #      vendor only: a non-vendor winner is kept only if the bootstrap interval of its speedup over
 #      the vendor lies above --min-speedup (default 1.0: "faster"); otherwise the rule is `vendor`.
-#      Rules meant for other machines than the one tuned on (inputs/rules/default.toml) want a
+#      Rules meant for other machines than the one tuned on want a
 #      margin: a 1.04x win on one VM was a 0.8x loss on the next (results/2026-12-04-rules-probe);
 #   3. adjacent sizes with the same choice merge into one byte range (boundaries at the geometric
 #      midpoint between measured sizes; the last range is open); each rule carries its evidence.

@@ -69,8 +69,10 @@ std::vector<ParamSpec> build_table() {
   t.push_back(
       ParamSpec::text("rules", "builtin")
           .about("selection rules `auto` consults first (rules.hpp): a TOML file written by "
-                 "scripts/pcoll-tune.sh, `builtin` = the file shipped as inputs/rules/default.toml "
-                 "(compiled in), `none` = the cost model alone; a file that does not parse, names "
+                 "scripts/pcoll-tune.sh (inputs/rules/ has the development VM's and the simulated "
+                 "platforms'), `builtin` = inputs/rules/default.toml (compiled in; "
+                 "machine-neutral, so it holds no rule and the cost model decides), `none` = the "
+                 "cost model alone; a file that does not parse, names "
                  "an unknown algorithm or has overlapping ranges fails every call with its line "
                  "and the reason"));
   // --- the node segment of the shared-memory algorithms (shm/segment.hpp) -----------------------

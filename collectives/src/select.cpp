@@ -347,8 +347,9 @@ Selection select_algorithm(const Config &cfg, const Rules *rules, const CallShap
       }
       sel.why = "rule " + r->describe() + " skipped (" + no + "); ";
     } else {
-      sel.why = rules && !rules->rules.empty() ? "no rule of " + rules->source + " matches; "
-                                               : "no rules; ";
+      sel.why = rules == nullptr        ? "no rules; "
+                : rules->rules.empty() ? "no rule in " + rules->source + "; "
+                                       : "no rule of " + rules->source + " matches; ";
     }
     const std::string before = sel.why;
     sel = auto_choice(shape.coll, cfg, shape, model);
