@@ -23,6 +23,9 @@ char *address(const ExecBuffers &b, const Range &r) {
     case Buf::node:
       base = b.node.data();
       break;
+    case Buf::line:
+      base = b.node.lines();
+      break;
   }
   return base + r.off * b.elem_bytes;
 }

@@ -32,7 +32,7 @@ double critical_path(const Schedule &s, std::size_t ts, const CostParams &c, boo
     for (const auto &op : rd.ops)
       if (op.kind == OpKind::reduce)
         red += c.gamma * double(op.src.len * ts);
-      else if (op.kind == OpKind::copy && (op.src.buf == Buf::node || op.dst.buf == Buf::node))
+      else if (op.kind == OpKind::copy && (is_shared(op.src.buf) || is_shared(op.dst.buf)))
         red += c.beta * double(op.src.len * ts);
     const bool communicates = !rd.sends.empty() || !rd.recvs.empty();
     finish[r][k] = t + (count_rounds ? (communicates ? 1.0 : 0.0) : std::max(out, in) + red);

@@ -215,7 +215,7 @@ RoundCost round_cost(const Round &rd, int node, double contention, const Machine
   const double g_node = std::max(per_byte(m.shm.copy_bandwidth), g_share);  // via the segment
   for (const LocalOp &op : rd.ops) {
     double g = op.kind == OpKind::reduce ? g_red : g_copy;
-    if (op.src.buf == Buf::node || op.dst.buf == Buf::node)
+    if (is_shared(op.src.buf) || is_shared(op.dst.buf))
       g = op.kind == OpKind::reduce ? std::max(g_red, g_node) : g_node;
     local += double(op.src.len) * ts * g;
   }

@@ -16,6 +16,8 @@ const char *buf_name(Buf b) {
       return "tmp";
     case Buf::node:
       return "node";
+    case Buf::line:
+      return "line";
   }
   return "?";
 }

@@ -24,8 +24,11 @@ namespace pcoll {
 // receive buffer, `tmp` scratch memory owned by the communicator's context, `node` the data
 // area of the node's shared-memory segment (shm/segment.hpp) that this call uses: the same
 // bytes on every rank of the node, at the same element offsets, so one rank's copy into it is
-// another's source once a flag says so (Round::waits and Round::signal).
-enum class Buf : std::uint8_t { in, out, tmp, node };
+// another's source once a flag says so (Round::waits and Round::signal). `line` is the payload
+// of the call's flag lines (NodeSegment::lines: rank q's line at q * Plan::line_stride elements,
+// of which the first Plan::line_payload carry data and the rest is q's flag), shared under the
+// same rule; a rank that waited for q's flag read q's line payload in the same cache-line fetch.
+enum class Buf : std::uint8_t { in, out, tmp, node, line };
 const char *buf_name(Buf b);
 
 struct Range {
@@ -101,6 +104,9 @@ struct Plan {
   // The node segment's data area the plan uses, in elements from its start (0: none). Every rank
   // of a shared-memory plan gives the same value: the area is one, and so are its offsets.
   std::size_t node_elems = 0;
+  // The flag lines' payload (Buf::line), in elements: a line is line_stride elements, the first
+  // line_payload of them data (0: the plan does not use it). The same on every rank.
+  std::size_t line_stride = 0, line_payload = 0;
   // Allreduce-like plans work in `out` only: the executor copies `in` to `out` first (unless
   // MPI_IN_PLACE). make_plan() sets it from the collective's row (CollectiveInfo::copy_in_to_out)
   // unless the builder set reads_in_only, so builders never set it; the default serves plans
@@ -136,6 +142,11 @@ inline Range in_range(std::size_t off, std::size_t len) {
 inline Range node_range(std::size_t off, std::size_t len) {
   return Range{Buf::node, off, len};
 }
+inline Range line_range(std::size_t off, std::size_t len) {
+  return Range{Buf::line, off, len};
+}
+// The buffers every rank of the node shares (the node area and the flag lines).
+inline bool is_shared(Buf b) { return b == Buf::node || b == Buf::line; }
 // The `len` elements of `r` that start `off` elements into it.
 inline Range sub(Range r, std::size_t off, std::size_t len) {
   return Range{r.buf, r.off + off, len};
@@ -152,7 +163,7 @@ void add_copy(Round &r, Range src, Range dst, int after_recv = -1);
 void add_wait_all(Round &r, int rank, int size, int signal);
 // Whether the plan uses the node segment (a shared-memory plan).
 inline bool uses_node(const Plan &p) {
-  if (p.node_elems > 0) return true;
+  if (p.node_elems > 0 || p.line_payload > 0) return true;
   for (const Round &r : p.rounds)
     if (r.signal > 0 || !r.waits.empty()) return true;
   return false;

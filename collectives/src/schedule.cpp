@@ -21,6 +21,8 @@ std::size_t limit_of(const Plan &p, Buf b) {
       return p.tmp_elems;
     case Buf::node:
       return p.node_elems;
+    case Buf::line:
+      return static_cast<std::size_t>(p.size) * p.line_stride;
   }
   return 0;
 }
@@ -61,7 +63,13 @@ std::string check_plan(const Plan &p) {
   int last_signal = 0;
   for (std::size_t k = 0; k < p.rounds.size(); ++k) {
     const Round &r = p.rounds[k];
-    auto in_bounds = [&](const Range &x) { return x.off + x.len <= limit_of(p, x.buf); };
+    // A range of the flag lines stays within one line's payload (the rest is the flag).
+    auto in_bounds = [&](const Range &x) {
+      if (x.buf == Buf::line && x.len > 0 &&
+          (p.line_payload > p.line_stride || x.off % p.line_stride + x.len > p.line_payload))
+        return false;
+      return x.off + x.len <= limit_of(p, x.buf);
+    };
     if (r.signal != 0 && (r.signal <= last_signal || r.signal > NodeSegment::kMaxSignal))
       return where(p, k) + ": signals must grow along the plan (1, 2, ...)";
     if (r.signal != 0) last_signal = r.signal;
@@ -69,13 +77,14 @@ std::string check_plan(const Plan &p) {
       if (w.peer < 0 || w.peer >= p.size || w.peer == p.rank || w.signal <= 0)
         return where(p, k) + ": bad wait";
     for (const auto &x : r.sends) {
-      if (x.range.buf == Buf::node) return where(p, k) + ": a message sent from the node area";
+      if (is_shared(x.range.buf)) return where(p, k) + ": a message sent from the node area";
       if (!in_bounds(x.range)) return where(p, k) + ": send range out of bounds";
       if (x.peer < 0 || x.peer >= p.size || x.peer == p.rank) return where(p, k) + ": bad peer";
     }
     for (std::size_t i = 0; i < r.recvs.size(); ++i) {
       const auto &x = r.recvs[i];
-      if (x.range.buf == Buf::node) return where(p, k) + ": a message received into the node area";
+      if (is_shared(x.range.buf))
+        return where(p, k) + ": a message received into the node area";
       if (!in_bounds(x.range)) return where(p, k) + ": receive range out of bounds";
       if (x.peer < 0 || x.peer >= p.size || x.peer == p.rank) return where(p, k) + ": bad peer";
       if (x.range.buf == Buf::in) return where(p, k) + ": receive into the input buffer";

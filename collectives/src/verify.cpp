@@ -146,6 +146,7 @@ void zip(const Runs &a, const Runs &b, F f) {
 struct State {
   RunBuf in, out, tmp;
   RunBuf *node = nullptr;  // the node area, shared by every rank
+  RunBuf *line = nullptr;  // the flag lines' payload, shared too
   RunBuf &buf(Buf b) {
     switch (b) {
       case Buf::in:
@@ -156,6 +157,8 @@ struct State {
         return tmp;
       case Buf::node:
         break;
+      case Buf::line:
+        return *line;
     }
     return *node;
   }
@@ -196,14 +199,16 @@ class NodeRaces {
   }
   // Empty, or the race this access of rank r in round k makes.
   std::string access(int r, int k, const Range &x, bool write) {
-    if (!on_ || x.buf != Buf::node || x.len == 0) return {};
-    split(x.off);
-    split(x.off + x.len);
+    if (!on_ || !is_shared(x.buf) || x.len == 0) return {};
+    auto &runs_ = x.buf == Buf::line ? line_runs_ : node_runs_;
+    split(runs_, x.off);
+    split(runs_, x.off + x.len);
     std::string err;
     auto before = [&](int q, int j) { return q == r || start_[r][k][q] > j; };
     auto race = [&](int q, int j, const char *what) {
       std::ostringstream os;
-      os << (write ? "writes" : "reads") << " node elements from " << x.off
+      os << (write ? "writes" : "reads") << (x.buf == Buf::line ? " line" : " node")
+         << " elements from " << x.off
          << " that rank " << q << " " << what << " in its round " << j
          << " with no flag or message ordering the two";
       err = os.str();
@@ -232,7 +237,7 @@ class NodeRaces {
     int writer = -1, wround = -1;
     std::vector<std::pair<int, int>> readers;
   };
-  void split(std::size_t pos) {
+  static void split(std::map<std::size_t, Access> &runs_, std::size_t pos) {
     if (runs_.empty()) {
       runs_[0] = Access{};
       runs_[std::size_t(-1)] = Access{};  // sentinel: nothing reaches it
@@ -245,7 +250,7 @@ class NodeRaces {
   int P_;
   bool on_ = false;
   std::vector<std::vector<std::vector<int>>> start_;
-  std::map<std::size_t, Access> runs_;
+  std::map<std::size_t, Access> node_runs_, line_runs_;
 };
 
 // The final check against per-rank segments (VerifyOptions::segments).
@@ -317,7 +322,10 @@ std::string verify_schedule(const Schedule &s, const VerifyOptions &opt) {
   std::size_t node_elems = 0;
   for (const Plan &p : s.plans) node_elems = std::max(node_elems, p.node_elems);
   RunBuf node(node_elems, garbage);
-  for (State &x : st) x.node = &node;
+  std::size_t line_elems = 0;
+  for (const Plan &p : s.plans) line_elems = std::max(line_elems, p.line_stride);
+  RunBuf line(line_elems * static_cast<std::size_t>(P), garbage);
+  for (State &x : st) x.node = &node, x.line = &line;
   NodeRaces races(s);
   std::vector<int> done(static_cast<std::size_t>(P), 0);  // rounds processed per rank
   std::map<std::tuple<int, int, int>, Runs> sent;         // snapshots of processed sends

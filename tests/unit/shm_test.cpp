@@ -96,6 +96,33 @@ TEST_CASE("shared-memory plans verify, and a missing wait is a race", "[shm][ver
   }
 }
 
+TEST_CASE("tiny vectors travel in the flags' own lines, and no plan reaches a flag",
+          "[shm][verify]") {
+  const Collective ar = Collective::allreduce;
+  for (int P : {2, 3, 5, 9})
+    for (std::size_t n : {1, 3, 7}) {  // 7 doubles: the 56-byte payload beside the 8-byte flag
+      INFO("P=" << P << " n=" << n);
+      auto plans = plans_of(ar, "shm", P, n);
+      REQUIRE(plans[0].line_stride == 8);
+      REQUIRE(plans[0].line_payload == 7);
+      REQUIRE(plans[0].node_elems == 0);
+      REQUIRE(verify(ar, plans, n).empty());
+      drop_waits(plans[P - 1], "shm_wait");
+      const std::string e = verify(ar, plans, n);
+      INFO(e);
+      REQUIRE((e.find("line elements") != std::string::npos ||
+               e.find("uninitialised") != std::string::npos));
+    }
+  // Eight doubles do not fit: the slots of the data area.
+  REQUIRE(plans_of(ar, "shm", 3, 8)[0].line_payload == 0);
+  // A copy into the line's last element would overwrite the rank's flag.
+  auto plans = plans_of(ar, "shm", 2, 7);
+  LocalOp &in = plans[0].rounds[0].ops.at(0);
+  REQUIRE(in.dst.buf == Buf::line);
+  in.src.len = in.dst.len = 8;
+  REQUIRE(check_plan(plans[0]).find("out of bounds") != std::string::npos);
+}
+
 // A slot of one element has no halves: a binned sum's 48-byte element with shm_chunk = 48 once
 // put odd pieces at slot offset 1, in the next rank's slot (the reproducible MPI test's wrong
 // sums). Slots now hold at least two elements.

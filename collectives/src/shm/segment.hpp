@@ -8,9 +8,12 @@
 // collective anyway) and unmapped locally; the object is unlinked as soon as every rank of the
 // node has mapped it, so nothing is left in /dev/shm even if the job is killed later.
 //
-// Layout: a page of header, then one 64-byte line per (rank, channel) holding that rank's flag
-// of the channel (an atomic 64-bit counter, written only by its rank), then `channels` data areas
-// of `channel_bytes` each, page aligned.
+// Layout: a page of header, then per channel one 64-byte line per rank (the channel's line area,
+// Buf::line in plan.hpp), then `channels` data areas of `channel_bytes` each, page aligned. Rank
+// q's line of a channel is written only by rank q: its first 56 bytes carry a payload, its last 8
+// the rank's flag of the channel (an atomic 64-bit counter). A small call's data travels in the
+// flag's own cache line: the reader that sees the flag raised has the data in the same fetch,
+// where data in the data area is one more dependent line transfer after the flag's.
 //
 // Channels and flags. Calls on a communicator are issued in the same order on every rank, so the
 // n-th shared-memory call of a context has the same number n everywhere: it uses channel n mod C
@@ -63,15 +66,21 @@ class NodeSegment {
   char *data(int channel) const {
     return static_cast<char *>(base_) + data_offset_ + std::size_t(channel) * channel_bytes_;
   }
-  std::atomic<std::uint64_t> &flag(int rank, int channel) const {
-    return *reinterpret_cast<std::atomic<std::uint64_t> *>(
-        static_cast<char *>(base_) + kHeaderBytes +
-        (std::size_t(rank) * std::size_t(channels_) + std::size_t(channel)) * kLine);
+  // The channel's line area: rank q's line at q * kLine, its payload the first kLinePayload bytes.
+  char *lines(int channel) const {
+    return static_cast<char *>(base_) + kHeaderBytes +
+           std::size_t(channel) * std::size_t(ranks_) * kLine;
   }
+  std::atomic<std::uint64_t> &flag(int rank, int channel) const {
+    return *reinterpret_cast<std::atomic<std::uint64_t> *>(lines(channel) +
+                                                           std::size_t(rank) * kLine + kLinePayload);
+  }
+
+  static constexpr std::size_t kLine = 64;
+  static constexpr std::size_t kLinePayload = kLine - sizeof(std::uint64_t);
 
  private:
   static constexpr std::size_t kHeaderBytes = 4096;
-  static constexpr std::size_t kLine = 64;
   NodeSegment() = default;
   void lay_out(void *base, std::size_t bytes, bool owned, int rank, int ranks,
                std::size_t channel_bytes, int channels);
@@ -91,6 +100,7 @@ struct NodeChannel {
   bool known_free = false;  // every rank is done with the previous generation: the
                             // executor skips the entry check (NodeSequence)
   char *data() const { return seg->data(channel); }
+  char *lines() const { return seg->lines(channel); }
   // Whether node rank `peer` has raised its flag to signal `s` of this call (acquire).
   bool reached(int peer, std::uint64_t s) const {
     return seg->flag(peer, channel).load(std::memory_order_acquire) >= base + s;

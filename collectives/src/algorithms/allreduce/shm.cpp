@@ -1,5 +1,11 @@
 // shm: allreduce through the node segment, no messages (all ranks on one node).
 //
+// Tiny vectors (at most 56 bytes, the payload of a flag's cache line, for element sizes that
+// divide the 64-byte line) go in the line of the flag itself (patterns/shm.hpp, Lines): each rank
+// writes its input into its line and raises the flag there, waits for every other rank's flag,
+// and reduces the P lines it fetched with them into its output, in the same order as below. The
+// data costs no cache-line transfer beyond the flags' (one per peer, all in parallel).
+//
 // Small vectors (at most shm_small bytes) go in pieces of c elements (shm_chunk; the whole
 // vector when it fits a slot); for each piece every rank copies its input into its own slot and
 // raises its flag, waits for every other rank's, and reduces all P slots into its output itself,
@@ -65,6 +71,18 @@ Plan build(const PlanRequest &req) {
     return node_range(static_cast<std::size_t>(q) * c + off, len);
   };
   const bool small = n * req.type_size <= static_cast<std::size_t>(req.param("shm_small"));
+  if (const shm::Lines lines = shm::lines(req); small && n <= lines.payload) {
+    shm::use_lines(plan, lines);
+    plan.node_elems = 0;
+    Round &in = plan.new_round(copy_ph);
+    add_copy(in, in_range(0, n), lines.at(me, 0, n));
+    in.signal = 1;
+    add_wait_all(plan.new_round(wait_ph), me, P, 1);
+    Round &red = plan.new_round(reduce_ph);
+    add_copy(red, lines.at(P - 1, 0, n), out_range(0, n));
+    for (int q = P - 2; q >= 0; --q) add_reduce(red, lines.at(q, 0, n), out_range(0, n), true);
+    return plan;  // (the executor's end-of-call flag says this rank has read every line)
+  }
   if (small) {
     int sig = 0;
     for (std::size_t o = 0; o < n; o += c) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../../shm/segment.hpp"
+
 namespace pcoll::shm {
 
 const ParamSpec &chunk_param() {
@@ -46,6 +48,18 @@ std::size_t chunk_elems(const PlanRequest &req) {
   // less than two elements (a binned sum's element is 48 bytes or more) is rounded up, within
   // the segment's slot (check() refuses types larger than half of it).
   return std::max<std::size_t>(2, bytes / std::max<std::size_t>(1, req.type_size));
+}
+
+Lines lines(const PlanRequest &req) {
+  constexpr std::size_t line = NodeSegment::kLine, payload = NodeSegment::kLinePayload;
+  const std::size_t e = req.type_size;
+  if (e == 0 || e > payload || line % e != 0) return {};
+  return Lines{line / e, payload / e};
+}
+
+void use_lines(Plan &plan, const Lines &l) {
+  plan.line_stride = l.stride;
+  plan.line_payload = l.payload;
 }
 
 std::vector<Piece> pieces_in_halves(std::size_t n, std::size_t c) {

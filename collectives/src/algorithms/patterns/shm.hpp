@@ -47,6 +47,20 @@ struct Slots {
   }
 };
 
+// The call's flag lines (Buf::line): rank q's line at q * stride elements, the first `payload`
+// of them data. A vector of at most `payload` elements travels in the line of the flag that
+// announces it, so a reader's wait and its read are one cache-line transfer. Zero where the
+// element size does not divide the line or the element does not fit beside the flag.
+struct Lines {
+  std::size_t stride = 0, payload = 0;
+  Range at(int q, std::size_t off, std::size_t len) const {
+    return line_range(static_cast<std::size_t>(q) * stride + off, len);
+  }
+};
+Lines lines(const PlanRequest &req);
+// Declares the plan's use of the flag lines (Plan::line_stride, Plan::line_payload).
+void use_lines(Plan &plan, const Lines &l);
+
 // The block-wise reduction of allreduce and reduce shm, piece p split P ways (BlockSplit): a
 // round in which rank `me` copies block q of its input (`in` at the piece) to block q of its
 // slot for every q != me and raises `copied`; a wait for every rank's; and a round that reduces
