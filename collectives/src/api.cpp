@@ -196,8 +196,8 @@ struct Resolved {
 
 // The signature and decision of call `c` on r.ctx. A loop repeating its last call finds both in
 // the memo (which only ever holds calls on predefined datatypes and ops, so a hit needs no
-// datatype inspection). Deciding is collective only where MPI lets the call wait for the others
-// (blocking) and nothing of pcoll's is outstanding that the wait would have to progress.
+// datatype inspection). Deciding is collective where MPI lets the call wait for the others
+// (blocking calls; Context::decide_collectively).
 // Returns an MPI error code (the error handler already called) or MPI_SUCCESS.
 int resolve(const Call &c, const Async &async, Resolved &r) {
   Context &ctx = r.ctx;
@@ -212,7 +212,10 @@ int resolve(const Call &c, const Async &async, Resolved &r) {
                              async.kind == Operation::Kind::persistent && !async.blocking()};
   const int *memo_counts = c.vec != nullptr ? c.vec->recvcounts : c.block_counts;
   const int memo_n = c.vec != nullptr ? c.vec->peers : c.block_counts != nullptr ? ctx.size() : 0;
-  r.d = c.memoizable() ? ctx.memo_find(key, &r.sig, memo_counts, memo_n) : nullptr;
+  // The memo holds only memoizable calls, and its key holds the collective (so the kind of its
+  // counts) and every handle: a hit is memoizable, and only a miss asks (two datatype lookups
+  // and an op test that every small call paid before).
+  r.d = ctx.memo_find(key, &r.sig, memo_counts, memo_n);
   if (r.d == nullptr) {
     if (int rc = signature_of(ctx, c, r.fresh); rc != MPI_SUCCESS) return rc;
     r.fresh.shape.persistent = key.persistent;
