@@ -98,8 +98,10 @@ std::vector<ParamSpec> build_table() {
                   .or_auto()
                   .about("polls of a shared-memory flag before a rank yields the core between "
                          "polls (sched_yield), so that ranks sharing a core do not starve the one "
-                         "they wait for; auto = 2000, or 0 where the node has more ranks than "
-                         "online CPUs (oversubscribed)"));
+                         "they wait for; auto = 2000, or 200 where the node has more ranks "
+                         "than online CPUs (oversubscribed: a short spin still catches a flag "
+                         "raised by a rank running on another core, before a yield's system "
+                         "call and context switch)"));
   // --- the cost model `auto` uses (model.hpp), and the textbook one ----------------------------
   t.push_back(
       ParamSpec::text("machine", "builtin")

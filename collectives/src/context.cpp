@@ -364,11 +364,14 @@ void Context::select_state() {
     } else {
       st.machine = mcached->second;
     }
-    // auto: spin only where the node's ranks each have a core (more ranks than online CPUs:
-    // the rank polled for may be waiting for this one's core, so yield at once).
+    // auto: 2000 polls where the node's ranks each have a core; 200 where there are more ranks
+    // than online CPUs. Yielding at once (0, the earlier choice) lost: at P = 3, 4 and 8 on 2
+    // cores the 8-byte shm allreduce went from 0.74-1.13x of Open MPI's to 1.3-1.9x with 200
+    // (the rank polled for often runs on the other core, and a yield costs a system call and a
+    // context switch; results/2026-12-07-shm-baselines).
     const long long spin = st.config.integer("shm_spin");
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    st.shm_spin = spin != kAuto ? spin : (cpus > 0 && node_size_ > cpus ? 0 : 2000);
+    st.shm_spin = spin != kAuto ? spin : (cpus > 0 && node_size_ > cpus ? 200 : 2000);
     // PCOLL_RANKS_PER_NODE emulates nodes of consecutive ranks; otherwise the map found.
     const long long rpn = st.config.integer("ranks_per_node");
     st.topology = Topology::blocks(size_, rpn == kAuto ? block_size_ : static_cast<int>(rpn));
