@@ -220,13 +220,7 @@ int PCOLL_Wait(MPI_Request *request, MPI_Status *status) {
   if (pcoll::only_pcoll(1, request)) pcoll::wait_engine(1, request);
   if (pcoll::Operation *op = pcoll::persistent_of(*request))  // (inactive: wait_engine ran)
     return pcoll::op_error(op, pcoll::complete_persistent(op, status));
-  while (operations_outstanding()) {
-    progress();
-    int flag = 0;
-    const int rc = PMPI_Test(request, &flag, status);
-    if (rc != MPI_SUCCESS || flag) return rc;
-  }
-  return PMPI_Wait(request, status);
+  return pcoll::wait_while_progressing(request, status);
 }
 
 int PCOLL_Test(MPI_Request *request, int *flag, MPI_Status *status) {

@@ -10,7 +10,6 @@
 #include "datatype.hpp"
 #include "engine.hpp"
 #include "request.hpp"
-#include "shm/segment.hpp"
 #include "trace/recorder.hpp"
 
 namespace pcoll {
@@ -416,13 +415,7 @@ void Context::remember_choice(const CallShape &at, const Candidate &chosen) {
 void Context::bcast_from_root(void *buf, int n, MPI_Datatype type) {
   MPI_Request r = MPI_REQUEST_NULL;
   PMPI_Ibcast(buf, n, type, 0, comm_, &r);
-  for (long long i = 0;; ++i) {
-    int done = 0;
-    PMPI_Test(&r, &done, MPI_STATUS_IGNORE);
-    if (done) return;
-    progress();
-    if (i >= 64) yield_core();  // (oversubscribed: let the rank that broadcasts run)
-  }
+  wait_while_progressing(&r, MPI_STATUS_IGNORE);
 }
 
 const Decision &Context::decision(const CallShape &shape, bool collective) {

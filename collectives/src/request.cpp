@@ -281,6 +281,16 @@ int next_nonblocking_tag(Context &ctx) {
 
 bool operations_outstanding() { return !g_ops.active.empty(); }
 
+int wait_while_progressing(MPI_Request *request, MPI_Status *status) {
+  while (operations_outstanding()) {
+    progress();
+    int flag = 0;
+    const int rc = PMPI_Test(request, &flag, status);
+    if (rc != MPI_SUCCESS || flag) return rc;
+  }
+  return PMPI_Wait(request, status);
+}
+
 int execute_while_progressing(const Plan &plan, const ExecBuffers &bufs, const Reducer &reducer,
                       Context &ctx, std::vector<double> *phase_seconds) {
   Cursor c;

@@ -198,6 +198,10 @@ int issue(std::unique_ptr<Operation> op, MPI_Request *request);
 void progress();
 // Whether any operation is outstanding (started and not complete in the engine).
 bool operations_outstanding();
+// Waits for a vendor request, advancing every outstanding operation while any is (a peer may be
+// waiting for one of them before it can complete its part of *request), then in the vendor's
+// wait. PCOLL_Wait's tail, and the broadcast of a collective decision (Context::bcast_from_root).
+int wait_while_progressing(MPI_Request *request, MPI_Status *status);
 
 // A blocking call made while operations are outstanding must not hold them back: a peer may be
 // waiting for one of them before it enters this call (legal MPI: even ranks Iallreduce, Allreduce,

@@ -66,7 +66,8 @@ std::string check_plan(const Plan &p) {
     // A range of the flag lines stays within one line's payload (the rest is the flag).
     auto in_bounds = [&](const Range &x) {
       if (x.buf == Buf::line && x.len > 0 &&
-          (p.line_payload > p.line_stride || x.off % p.line_stride + x.len > p.line_payload))
+          (p.line_stride == 0 || p.line_payload > p.line_stride ||
+           x.off % p.line_stride + x.len > p.line_payload))
         return false;
       return x.off + x.len <= limit_of(p, x.buf);
     };

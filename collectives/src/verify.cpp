@@ -200,9 +200,9 @@ class NodeRaces {
   // Empty, or the race this access of rank r in round k makes.
   std::string access(int r, int k, const Range &x, bool write) {
     if (!on_ || !is_shared(x.buf) || x.len == 0) return {};
-    auto &runs_ = x.buf == Buf::line ? line_runs_ : node_runs_;
-    split(runs_, x.off);
-    split(runs_, x.off + x.len);
+    auto &runs = x.buf == Buf::line ? line_runs_ : node_runs_;
+    split(runs, x.off);
+    split(runs, x.off + x.len);
     std::string err;
     auto before = [&](int q, int j) { return q == r || start_[r][k][q] > j; };
     auto race = [&](int q, int j, const char *what) {
@@ -213,7 +213,7 @@ class NodeRaces {
          << " with no flag or message ordering the two";
       err = os.str();
     };
-    for (auto it = runs_.find(x.off); it != runs_.end() && it->first < x.off + x.len; ++it) {
+    for (auto it = runs.find(x.off); it != runs.end() && it->first < x.off + x.len; ++it) {
       Access &a = it->second;
       if (a.writer >= 0 && !before(a.writer, a.wround)) race(a.writer, a.wround, "writes");
       if (write)
@@ -222,10 +222,10 @@ class NodeRaces {
       if (!err.empty()) return err;
     }
     if (write) {
-      runs_.erase(runs_.lower_bound(x.off), runs_.lower_bound(x.off + x.len));
-      runs_[x.off] = Access{r, k, {}};
+      runs.erase(runs.lower_bound(x.off), runs.lower_bound(x.off + x.len));
+      runs[x.off] = Access{r, k, {}};
     } else {
-      for (auto it = runs_.find(x.off); it != runs_.end() && it->first < x.off + x.len; ++it)
+      for (auto it = runs.find(x.off); it != runs.end() && it->first < x.off + x.len; ++it)
         if (it->second.readers.empty() || it->second.readers.back() != std::make_pair(r, k))
           it->second.readers.emplace_back(r, k);
     }
@@ -237,14 +237,14 @@ class NodeRaces {
     int writer = -1, wround = -1;
     std::vector<std::pair<int, int>> readers;
   };
-  static void split(std::map<std::size_t, Access> &runs_, std::size_t pos) {
-    if (runs_.empty()) {
-      runs_[0] = Access{};
-      runs_[std::size_t(-1)] = Access{};  // sentinel: nothing reaches it
+  static void split(std::map<std::size_t, Access> &runs, std::size_t pos) {
+    if (runs.empty()) {
+      runs[0] = Access{};
+      runs[std::size_t(-1)] = Access{};  // sentinel: nothing reaches it
     }
-    if (runs_.count(pos)) return;
-    auto it = std::prev(runs_.upper_bound(pos));
-    runs_[pos] = it->second;
+    if (runs.count(pos)) return;
+    auto it = std::prev(runs.upper_bound(pos));
+    runs[pos] = it->second;
   }
   const Schedule &s_;
   int P_;

@@ -121,6 +121,11 @@ TEST_CASE("tiny vectors travel in the flags' own lines, and no plan reaches a fl
   REQUIRE(in.dst.buf == Buf::line);
   in.src.len = in.dst.len = 8;
   REQUIRE(check_plan(plans[0]).find("out of bounds") != std::string::npos);
+  // A line range in a plan that declares no lines is out of bounds too (not a division by 0).
+  in.src.len = in.dst.len = 7;
+  REQUIRE(check_plan(plans[0]).empty());
+  plans[0].line_stride = plans[0].line_payload = 0;
+  REQUIRE(check_plan(plans[0]).find("out of bounds") != std::string::npos);
 }
 
 // A slot of one element has no halves: a binned sum's 48-byte element with shm_chunk = 48 once

@@ -65,15 +65,9 @@ Plan build(const PlanRequest &req) {
   const int copy_ph = plan.phase_index("shm_copy"), wait_ph = plan.phase_index("shm_wait"),
             reduce_ph = plan.phase_index("shm_reduce");
   plan.reads_in_only = true;
-  const std::size_t c = std::min(n, shm::chunk_elems(req));
-  plan.node_elems = static_cast<std::size_t>(P) * c;
-  auto slot = [c](int q, std::size_t off, std::size_t len) {
-    return node_range(static_cast<std::size_t>(q) * c + off, len);
-  };
   const bool small = n * req.type_size <= static_cast<std::size_t>(req.param("shm_small"));
   if (const shm::Lines lines = shm::lines(req); small && n <= lines.payload) {
     shm::use_lines(plan, lines);
-    plan.node_elems = 0;
     Round &in = plan.new_round(copy_ph);
     add_copy(in, in_range(0, n), lines.at(me, 0, n));
     in.signal = 1;
@@ -83,6 +77,11 @@ Plan build(const PlanRequest &req) {
     for (int q = P - 2; q >= 0; --q) add_reduce(red, lines.at(q, 0, n), out_range(0, n), true);
     return plan;  // (the executor's end-of-call flag says this rank has read every line)
   }
+  const std::size_t c = std::min(n, shm::chunk_elems(req));
+  plan.node_elems = static_cast<std::size_t>(P) * c;
+  auto slot = [c](int q, std::size_t off, std::size_t len) {
+    return node_range(static_cast<std::size_t>(q) * c + off, len);
+  };
   if (small) {
     int sig = 0;
     for (std::size_t o = 0; o < n; o += c) {
