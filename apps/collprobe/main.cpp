@@ -1,9 +1,10 @@
-// collprobe: an OSU-style allreduce probe. In ONE launch it times, interleaved,
-//   pmpi                PMPI_Allreduce called directly (Open MPI's own decision),
-//   vendor, <algo>, auto  PCOLL_Allreduce with each pcoll allreduce algorithm (the override is
-//                       pushed once per block, outside the timed loop),
-//   ompi:<algo>         PMPI_Allreduce on a duplicate communicator whose coll/tuned is forced
-//                       to one algorithm through MPI_T (ompi_tuned.hpp),
+// collprobe: an OSU-style collective probe (allreduce by default; --coll bcast, reduce, barrier,
+// allgather, alltoall). In ONE launch it times, interleaved,
+//   pmpi                PMPI_<coll> called directly (the vendor's own decision),
+//   vendor, <algo>, auto  PCOLL_<coll> with each pcoll algorithm of the collective (the override
+//                       is pushed once per block, outside the timed loop),
+//   ompi:<algo>         (allreduce) PMPI_Allreduce on a duplicate communicator whose coll/tuned
+//                       is forced to one algorithm through MPI_T (ompi_tuned.hpp),
 // in blocks of back-to-back calls (a barrier, then CALLS calls; per-call time = block time /
 // CALLS, max over ranks = one sample), the entries in a new random order every block round.
 // Every result is checked bit for bit against PMPI's and the exact sum outside the timed region;
@@ -68,13 +69,20 @@ int main(int argc, char **argv) {
   MPI_Comm base;
   MPI_Comm_dup(MPI_COMM_WORLD, &base);
   MPI_Comm_set_errhandler(base, MPI_ERRORS_RETURN);
-  OmpiForced forced = make_ompi_forced(base);
+  // coll/tuned is forced for the allreduce only (ompi_tuned.hpp).
+  OmpiForced forced;
+  if (o.coll == Coll::allreduce)
+    forced = make_ompi_forced(base);
+  else
+    forced.note = std::string("no ompi: entries for --coll ") + coll_name(o.coll) +
+                  " (they force coll/tuned's allreduce algorithms)";
 
   int code = 0;
   try {
-    const std::vector<Entry> entries = make_entries(o.entries, forced, base, o.forms, o.reproducible);
+    const std::vector<Entry> entries = make_entries(o.coll, o.entries, forced, base, o.forms, o.reproducible);
     RunInfo run;
     run.ranks = P;
+    run.coll = o.coll;
     run.library = library_version();
     run.ompi = &forced;
     for (const Entry &e : entries) run.entries.push_back(e.label);

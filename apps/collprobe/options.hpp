@@ -5,10 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "collective.hpp"
+
 namespace collprobe {
 
 struct Options {
-  // Message sizes in bytes (whole vector of doubles; each a multiple of 8).
+  Coll coll = Coll::allreduce;  // --coll: the collective timed
+  // Message sizes in bytes (doubles, each a multiple of 8; what a size means per collective:
+  // collective.hpp's Buffers).
   std::vector<std::size_t> sizes = {8, 64, 1024, 8192, 65536, 1048576};
   int blocks = 20;        // timed blocks per (entry, size)
   int calls = 2000;       // back-to-back calls per block, at most ...

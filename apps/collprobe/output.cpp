@@ -19,6 +19,7 @@ double median_of(std::vector<double> v) {
 
 void print_header(std::FILE *f, const char *prefix, const RunInfo &run) {
   std::fprintf(f, "%sranks %d\n", prefix, run.ranks);
+  std::fprintf(f, "%scollective %s\n", prefix, coll_name(run.coll));
   std::fprintf(f, "%slibrary %s\n", prefix, run.library.c_str());
   if (!run.ompi->comms.empty())
     std::fprintf(f,
@@ -38,7 +39,10 @@ void print_header(std::FILE *f, const char *prefix, const RunInfo &run) {
 }  // namespace
 
 void print_summary(const RunInfo &run, const ProbeResult &res) {
-  std::printf("collprobe: allreduce, double sum, P = %d\n", run.ranks);
+  const char *what = run.coll == Coll::allreduce || run.coll == Coll::reduce ? ", double sum"
+                     : run.coll == Coll::barrier                           ? ""
+                                                                           : ", doubles";
+  std::printf("collprobe: %s%s, P = %d\n", coll_name(run.coll), what, run.ranks);
   print_header(stdout, "  ", run);
   std::printf(
       "  (time per call in us: median and minimum over blocks of the per-block maximum "

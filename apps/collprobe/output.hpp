@@ -12,6 +12,7 @@ namespace collprobe {
 
 struct RunInfo {
   int ranks = 1;
+  Coll coll = Coll::allreduce;
   std::string library;  // MPI_Get_library_version, first line
   const OmpiForced *ompi = nullptr;
   std::vector<std::string> entries;

@@ -14,16 +14,17 @@
 namespace collprobe {
 
 namespace {
-std::vector<Entry> base_entries(const std::vector<std::string> &only, const OmpiForced &forced,
-                                MPI_Comm base) {
+std::vector<Entry> base_entries(Coll coll, const std::vector<std::string> &only,
+                                const OmpiForced &forced, MPI_Comm base) {
   std::vector<Entry> all;
   all.push_back({"pmpi", Kind::pmpi, "", base});
-  for (int i = 0; const char *a = PCOLL_Algorithm_name("allreduce", i); ++i)
+  for (int i = 0; const char *a = PCOLL_Algorithm_name(coll_name(coll), i); ++i)
     all.push_back({a, Kind::pcoll, a, base});
   // `auto` is a selection rule, not an algorithm row, so the enumeration does not list it.
   if (std::none_of(all.begin(), all.end(), [](const Entry &e) { return e.label == "auto"; }))
     all.push_back({"auto", Kind::pcoll, "auto", base});
-  for (const ForcedComm &f : forced.comms) all.push_back({f.label, Kind::forced, "", f.comm});
+  if (coll == Coll::allreduce)  // coll/tuned is forced for the allreduce only
+    for (const ForcedComm &f : forced.comms) all.push_back({f.label, Kind::forced, "", f.comm});
   if (only.empty()) return all;
   std::vector<Entry> picked{all.front()};
   for (const std::string &name : only) {
@@ -34,7 +35,11 @@ std::vector<Entry> base_entries(const std::vector<std::string> &only, const Ompi
       for (const Entry &e : all) list += (list.empty() ? "" : ", ") + e.label;
       std::string why =
           "--entries " + name + ": unknown or unavailable in this run (available: " + list + ")";
-      if (name.rfind("ompi:", 0) == 0 && !forced.note.empty()) why += "; " + forced.note;
+      if (name.rfind("ompi:", 0) == 0 && coll != Coll::allreduce)
+        why += std::string("; the ompi: entries force allreduce algorithms only (--coll ") +
+               coll_name(coll) + ")";
+      else if (name.rfind("ompi:", 0) == 0 && !forced.note.empty())
+        why += "; " + forced.note;
       throw std::invalid_argument(why);
     }
     if (std::none_of(picked.begin(), picked.end(), [&](const Entry &e) { return e.label == name; }))
@@ -72,10 +77,14 @@ std::vector<Entry> in_forms(const std::vector<Entry> &entries,
 }
 }  // namespace
 
-std::vector<Entry> make_entries(const std::vector<std::string> &only, const OmpiForced &forced,
-                                MPI_Comm base, const std::vector<std::string> &forms,
-                                bool reproducible) {
-  std::vector<Entry> out = in_forms(base_entries(only, forced, base), forms);
+std::vector<Entry> make_entries(Coll coll, const std::vector<std::string> &only,
+                                const OmpiForced &forced, MPI_Comm base,
+                                const std::vector<std::string> &forms, bool reproducible) {
+  if (reproducible && coll != Coll::allreduce && coll != Coll::reduce)
+    throw std::invalid_argument(std::string("--reproducible: a reduction's mode (--coll allreduce "
+                                            "or reduce), not ") +
+                                coll_name(coll));
+  std::vector<Entry> out = in_forms(base_entries(coll, only, forced, base), forms);
   if (reproducible) {
     const std::size_t n = out.size();
     for (std::size_t i = 0; i < n; ++i) {
@@ -97,10 +106,8 @@ constexpr int kWarmupChunks = 4;  // the warm-up calls of an entry are timed in 
 // the entry's algorithm (its decision and plan are fixed at init); nothing for the other forms.
 class Prepared {
  public:
-  Prepared(const Entry &e, const double *send, double *recv, int count) {
-    if (e.form == Form::persistent)
-      rc_ = PCOLL_Allreduce_init(send, recv, count, MPI_DOUBLE, MPI_SUM, e.comm, MPI_INFO_NULL,
-                                 &req_);
+  Prepared(const Entry &e, Coll coll, Buffers &b) {
+    if (e.form == Form::persistent) rc_ = init_persistent(coll, b, e.comm, &req_);
   }
   ~Prepared() {
     if (req_ != MPI_REQUEST_NULL) PCOLL_Request_free(&req_);
@@ -117,15 +124,12 @@ class Prepared {
 
 // One nonblocking or persistent call of an entry, in three steps (the overlap measurement puts
 // compute between them).
-int start_call(const Entry &e, Prepared &prep, const double *send, double *recv, int count,
-               MPI_Request *r) {
+int start_call(const Entry &e, Coll coll, Prepared &prep, Buffers &b, MPI_Request *r) {
   if (e.form == Form::persistent) {
     *r = *prep.request();
     return PCOLL_Start(prep.request());
   }
-  return e.kind == Kind::pcoll
-             ? PCOLL_Iallreduce(send, recv, count, MPI_DOUBLE, MPI_SUM, e.comm, r)
-             : PMPI_Iallreduce(send, recv, count, MPI_DOUBLE, MPI_SUM, e.comm, r);
+  return start_nonblocking(coll, e.kind == Kind::pcoll, b, e.comm, r);
 }
 int test_call(const Entry &e, Prepared &prep, MPI_Request *r) {
   int flag = 0;
@@ -161,29 +165,16 @@ int compute(double seconds, int tests, bool asleep, const Entry *e, Prepared *pr
 }
 
 // The calls of one entry on the given buffers; returns the first error code, if any. One tight
-// loop per kind for the blocking form; the others through start_call and wait_call.
-int call_entry(const Entry &e, Prepared &prep, const double *send, double *recv, int count,
-               int calls) {
+// loop per collective and kind for the blocking form (collective.cpp); the others through
+// start_call and wait_call.
+int call_entry(const Entry &e, Coll coll, Prepared &prep, Buffers &b, int calls) {
   int rc = prep.error();
   if (rc != MPI_SUCCESS) return rc;
+  if (e.form == Form::blocking) return blocking_calls(coll, e.kind == Kind::pcoll, b, e.comm, calls);
   MPI_Request r = MPI_REQUEST_NULL;
-  switch (e.form) {
-    case Form::blocking:
-      if (e.kind == Kind::pcoll) {
-        for (int i = 0; i < calls; ++i)
-          rc |= PCOLL_Allreduce(send, recv, count, MPI_DOUBLE, MPI_SUM, e.comm);
-      } else {
-        for (int i = 0; i < calls; ++i)
-          rc |= PMPI_Allreduce(send, recv, count, MPI_DOUBLE, MPI_SUM, e.comm);
-      }
-      break;
-    case Form::nonblocking:
-    case Form::persistent:
-      for (int i = 0; i < calls; ++i) {
-        rc |= start_call(e, prep, send, recv, count, &r);
-        rc |= wait_call(e, prep, &r);
-      }
-      break;
+  for (int i = 0; i < calls; ++i) {
+    rc |= start_call(e, coll, prep, b, &r);
+    rc |= wait_call(e, prep, &r);
   }
   return rc;
 }
@@ -192,10 +183,11 @@ int call_entry(const Entry &e, Prepared &prep, const double *send, double *recv,
 // outside the timed loop.
 class Scope {
  public:
-  explicit Scope(const Entry &e) : e_(e) {
+  Scope(const Entry &e, Coll coll) : e_(e) {
     if (e_.kind != Kind::pcoll) return;
-    if (PCOLL_Config_push(e_.comm, "allreduce", e_.algorithm.c_str()) != MPI_SUCCESS)
-      throw std::runtime_error("PCOLL_Config_push(allreduce=" + e_.algorithm + ") failed");
+    if (PCOLL_Config_push(e_.comm, coll_name(coll), e_.algorithm.c_str()) != MPI_SUCCESS)
+      throw std::runtime_error(std::string("PCOLL_Config_push(") + coll_name(coll) + "=" +
+                               e_.algorithm + ") failed");
     pushed_ = 1;
     if (e_.reproducible) {
       if (PCOLL_Config_push(e_.comm, "reproducible", "on") != MPI_SUCCESS)
@@ -213,15 +205,6 @@ class Scope {
   const Entry &e_;
   int pushed_ = 0;  // overrides pushed
 };
-
-// Small integers: every partial sum is exact in double, whatever the association, so the exact
-// result is known and every correct algorithm gives the same bits.
-double input(int rank, std::size_t i) {
-  return double(rank + 1) + double(i % 13);
-}
-double expected(int P, std::size_t i) {
-  return P * (P + 1) / 2.0 + double(P) * double(i % 13);
-}
 
 double max_over(double x, MPI_Comm comm) {
   double m = 0;
@@ -270,36 +253,48 @@ ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_C
     return b > 0;
   };
 
-  for (std::size_t bytes : o.sizes) {
-    const std::size_t count = bytes / sizeof(double);
-    const int icount = static_cast<int>(count);
-    std::vector<double> send(count), recv(count), exact(count), reference(count);
-    for (std::size_t i = 0; i < count; ++i) send[i] = input(rank, i), exact[i] = expected(P, i);
+  const Coll coll = o.coll;
+  // A barrier moves no data: one row, whatever the sizes (options.cpp refuses --sizes there).
+  const std::vector<std::size_t> sizes =
+      coll == Coll::barrier ? std::vector<std::size_t>{0} : o.sizes;
+  for (std::size_t bytes : sizes) {
+    Buffers buf(coll, bytes, rank, P);
+    std::vector<double> reference;  // pmpi's result on this rank
     SizeInfo info;
     info.bytes = bytes;
+    // Outside the timed region: this rank's result against pmpi's, bit for bit (where the
+    // collective defines one on this rank).
+    auto check = [&](int rc) -> std::string {
+      if (rc != MPI_SUCCESS) return "error code " + std::to_string(rc);
+      return buf.result_here() ? compare(buf.recv, reference, "pmpi") : "";
+    };
 
     // --- verification, outside any timed region: pmpi (always entries[0], make_entries puts it
-    // first) against the exact sum, then every other entry against pmpi, bit for bit ---
+    // first) against the exact result, then every other entry against pmpi, bit for bit ---
     for (const Entry &e : entries) {
-      std::fill(recv.begin(), recv.end(), -1.0);
+      buf.poison();
       int rc = MPI_SUCCESS;
       {
-        Scope use(e);
-        Prepared prep(e, send.data(), recv.data(), icount);
-        rc = call_entry(e, prep, send.data(), recv.data(), icount, 1);
+        Scope use(e, coll);
+        Prepared prep(e, coll, buf);
+        rc = call_entry(e, coll, prep, buf, 1);
         if (e.kind == Kind::pcoll) {
           const char *served = "";
           PCOLL_Get_last_algorithm(e.comm, &served);
           if (e.algorithm != served) info.served.emplace_back(e.label, served);
         }
       }
-      if (e.label == o.corrupt_for_test && rank == 0) recv[0] += 1.0;
-      std::string bad = rc != MPI_SUCCESS ? "error code " + std::to_string(rc) : "";
-      if (bad.empty())
-        bad = e.kind == Kind::pmpi ? compare(recv, exact, "the exact sum")
-                                   : compare(recv, reference, "pmpi");
+      if (e.label == o.corrupt_for_test && rank == 0 && !buf.recv.empty()) buf.recv[0] += 1.0;
+      std::string bad;
+      if (e.kind == Kind::pmpi) {
+        bad = rc != MPI_SUCCESS  ? "error code " + std::to_string(rc)
+              : buf.result_here() ? compare(buf.recv, buf.exact, "the exact result")
+                                  : "";
+        reference = buf.recv;
+      } else {
+        bad = check(rc);
+      }
       if (any_wrong(bad, e, bytes)) return res;
-      if (e.kind == Kind::pmpi) reference = recv;
     }
 
     // --- warm-up, which also sizes the blocks: per entry the fastest of a few warm-up chunks
@@ -307,15 +302,15 @@ ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_C
     // median over entries ---
     std::vector<double> per_call;
     for (const Entry &e : entries) {
-      Scope use(e);
-      Prepared prep(e, send.data(), recv.data(), icount);
+      Scope use(e, coll);
+      Prepared prep(e, coll, buf);
       double best = 0;
       for (int chunk = 0, left = o.warmup; left > 0; ++chunk) {
         const int c = std::min(left, std::max(o.warmup / kWarmupChunks, 1));
         left -= c;
         MPI_Barrier(base);
         const double t0 = MPI_Wtime();
-        call_entry(e, prep, send.data(), recv.data(), icount, c);
+        call_entry(e, coll, prep, buf, c);
         const double t = max_over((MPI_Wtime() - t0) / c, base);
         best = chunk == 0 ? t : std::min(best, t);
       }
@@ -336,15 +331,14 @@ ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_C
       std::iter_swap(order.begin(), std::find(order.begin(), order.end(), opener[round % n]));
       for (std::size_t k : order) {
         const Entry &e = entries[k];
-        Scope use(e);
-        Prepared prep(e, send.data(), recv.data(), icount);
+        Scope use(e, coll);
+        Prepared prep(e, coll, buf);
         MPI_Barrier(base);
         const double t0 = MPI_Wtime();
-        const int rc = call_entry(e, prep, send.data(), recv.data(), icount, info.calls);
+        const int rc = call_entry(e, coll, prep, buf, info.calls);
         const double t = (MPI_Wtime() - t0) / info.calls;
         // Outside the timed region: the last call's result must still be the reference.
-        std::string bad = rc != MPI_SUCCESS ? "error code " + std::to_string(rc)
-                                            : compare(recv, reference, "pmpi");
+        const std::string bad = check(rc);
         const double worst = max_over(t, base);
         if (any_wrong(bad, e, bytes)) return res;
         if (rank == 0) res.samples.push_back({bytes, e.label, block, worst});
@@ -358,8 +352,8 @@ ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_C
       const bool asleep = o.overlap_compute == "sleep";
       for (const Entry &e : entries) {
         if (e.form == Form::blocking) continue;
-        Scope use(e);
-        Prepared prep(e, send.data(), recv.data(), icount);
+        Scope use(e, coll);
+        Prepared prep(e, coll, buf);
         std::vector<double> pure, comp, total;
         const int calls = std::max(1, info.calls / 4);
         const int blocks = std::max(3, o.blocks / 2);
@@ -367,7 +361,7 @@ ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_C
         for (int b = 0; b < blocks; ++b) {
           MPI_Barrier(base);
           double t0 = MPI_Wtime();
-          rc |= call_entry(e, prep, send.data(), recv.data(), icount, calls);
+          rc |= call_entry(e, coll, prep, buf, calls);
           pure.push_back(max_over((MPI_Wtime() - t0) / calls, base));
         }
         std::sort(pure.begin(), pure.end());
@@ -381,15 +375,13 @@ ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_C
           t0 = MPI_Wtime();
           for (int i = 0; i < calls; ++i) {
             MPI_Request r = MPI_REQUEST_NULL;
-            rc |= start_call(e, prep, send.data(), recv.data(), icount, &r);
+            rc |= start_call(e, coll, prep, buf, &r);
             rc |= compute(target, o.overlap_tests, asleep, &e, &prep, &r);
             rc |= wait_call(e, prep, &r);
           }
           total.push_back(max_over((MPI_Wtime() - t0) / calls, base));
         }
-        std::string bad = rc != MPI_SUCCESS ? "error code " + std::to_string(rc)
-                                            : compare(recv, reference, "pmpi");
-        if (any_wrong(bad, e, bytes)) return res;
+        if (any_wrong(check(rc), e, bytes)) return res;
         std::sort(comp.begin(), comp.end());
         std::sort(total.begin(), total.end());
         OverlapRow row{bytes, e.label, pure[pure.size() / 2], comp[comp.size() / 2],

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "collective.hpp"
 #include "ompi_tuned.hpp"
 #include "options.hpp"
 
@@ -14,8 +15,8 @@ namespace collprobe {
 
 // How an entry's calls are made. The timed loop is one tight loop per kind.
 enum class Kind {
-  pmpi,    // PMPI_Allreduce on the probe's communicator (Open MPI's default decisions)
-  pcoll,   // PCOLL_Allreduce with "allreduce" pushed to `algorithm` for the block
+  pmpi,    // PMPI_<coll> on the probe's communicator (the vendor's default decisions)
+  pcoll,   // PCOLL_<coll> with the collective pushed to `algorithm` for the block
   forced,  // PMPI_Allreduce on a duplicate whose coll/tuned is forced to one algorithm
 };
 
@@ -36,15 +37,17 @@ struct Entry {
   bool reproducible = false;  // runs with PCOLL_REPRODUCIBLE=on (label NAME+repro)
 };
 
-// pmpi, then every pcoll allreduce algorithm as the library enumerates them (vendor and auto
-// included), then the forced Open MPI communicators; `only` (--entries) restricts the list
+// pmpi, then every pcoll algorithm of `coll` as the library enumerates them (vendor and auto
+// included), then (allreduce only) the forced Open MPI communicators; `only` (--entries) restricts the list
 // (pmpi always stays: it is the reference). Each entry is made in every form of `forms` (the
 // blocking one keeps its plain name; pmpi also as pmpi/nb; the forced communicators only
 // blocking, since Open MPI's nonblocking calls do not go through coll/tuned); `reproducible`
 // adds every pcoll entry once more under PCOLL_REPRODUCIBLE=on, as NAME+repro. Throws
-// std::invalid_argument naming an unknown or unavailable entry and listing the available ones.
-std::vector<Entry> make_entries(const std::vector<std::string> &only, const OmpiForced &forced,
-                                MPI_Comm base, const std::vector<std::string> &forms = {"blocking"},
+// std::invalid_argument naming an unknown or unavailable entry and listing the available ones,
+// or --reproducible for a collective that does not reduce.
+std::vector<Entry> make_entries(Coll coll, const std::vector<std::string> &only,
+                                const OmpiForced &forced, MPI_Comm base,
+                                const std::vector<std::string> &forms = {"blocking"},
                                 bool reproducible = false);
 
 struct Sample {
