@@ -7,7 +7,8 @@
 # --timer: how calls are timed. bench (default): collbench, a barrier before each call (a
 # synchronized start, one call per sample); probe: collprobe, blocks of back-to-back calls (per
 # call: block time / calls, max over ranks: an OSU-style loop, what a tight loop of calls
-# sees), allreduce only, algorithms with their defaults. The two disagree at small sizes on this
+# sees; every collective collprobe --list names, its sizes as OSU counts them), algorithms with
+# their defaults. The two disagree at small sizes on this
 # VM (results/2026-12-02-rules-probe): tune with the one that matches how the program calls.
 # Method (the warning of "Rings, Trees, and Butterflies: HPX Collectives": never choose and
 # report on the same samples):
@@ -72,7 +73,6 @@ done
 [[ "${trials}" =~ ^[0-9]+$ && "${trials}" -ge 5 ]] || pcoll_die "--trials must be >= 5 (got '${trials}')"
 [[ "${timer}" == bench || "${timer}" == probe ]] ||
     pcoll_die "--timer '${timer}': allowed: bench (collbench) or probe (collprobe)"
-[[ "${timer}" == bench || "${coll}" == allreduce ]] || pcoll_die "--timer probe tunes allreduce only"
 [[ "${min_speedup}" =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v m="${min_speedup}" 'BEGIN { exit !(m >= 1.0 && m <= 10) }' ||
     pcoll_die "--min-speedup '${min_speedup}': a number from 1.0 to 10 (the lower bound of the speedup interval a rule needs)"
 
@@ -112,8 +112,9 @@ fi
 probe="${build}/apps/collprobe/collprobe"
 bench="${build}/apps/collbench/collbench"
 [[ -x "${bench}" ]] || pcoll_die "${bench} was not built"
-listed="$("${bench}" --list 2>/dev/null | awk -v c="${coll}" '$1 == c {$1 = ""; sub(/^ +/, ""); print}')"
-[[ -n "${listed}" ]] || pcoll_die "collbench cannot run '${coll}'"
+lister="$([[ "${timer}" == probe ]] && echo "${probe}" || echo "${bench}")"
+listed="$("${lister}" --list 2>/dev/null | awk -v c="${coll}" '$1 == c {$1 = ""; sub(/^ +/, ""); print}')"
+[[ -n "${listed}" ]] || pcoll_die "$(basename "${lister}") cannot run '${coll}' (its --list: $("${lister}" --list 2>/dev/null | awk '{print $1}' | paste -sd ' '))"
 if [[ -z "${algos}" ]]; then
     # Every algorithm with its defaults, plus (collbench) the parameter settings most worth
     # trying here; collprobe's entries are algorithm names, with their defaults.
@@ -146,7 +147,10 @@ for P in ${ranks}; do
         # another order): the chooser only reads the winner and the vendor from it.
         if [[ "${timer}" == probe ]]; then
             log="${workdir}/${phase}_P${P}.csv"
-            mpiexec -n "${P}" "${probe}" --entries "${algos// /,}" --sizes "${sizes}" \
+            # A barrier moves no data: collprobe times it once, without --sizes.
+            size_args=(--sizes "${sizes}")
+            [[ "${coll}" == barrier ]] && size_args=()
+            mpiexec -n "${P}" "${probe}" --coll "${coll}" --entries "${algos// /,}" "${size_args[@]}" \
                 --blocks "${trials}" --seed "${seed}" --bw-reps 1 -q --csv "${log}" \
                 >"${workdir}/${phase}_P${P}.txt" 2>&1 ||
                 { tail -n 20 "${workdir}/${phase}_P${P}.txt" >&2; pcoll_die "collprobe failed (P=${P})"; }

@@ -48,6 +48,15 @@ std::string coll_names() {
   return s;
 }
 
+void print_collectives(std::FILE *f) {
+  for (const Named &n : kColls) {
+    std::fprintf(f, "%s", n.name);
+    for (int i = 0; const char *a = PCOLL_Algorithm_name(n.name, i); ++i)
+      if (std::string(a) != "auto") std::fprintf(f, " %s", a);
+    std::fprintf(f, "\n");
+  }
+}
+
 Coll parse_coll(const std::string &name) {
   for (const Named &n : kColls)
     if (name == n.name) return n.coll;

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ const char *coll_name(Coll c);
 Coll parse_coll(const std::string &name);
 // The names, comma-separated (usage text and errors).
 std::string coll_names();
+// --list: one line per collective, its name then pcoll's algorithms for it (as
+// PCOLL_Algorithm_name enumerates them: vendor included, auto not).
+void print_collectives(std::FILE *f);
 
 // One size of one collective on one rank: what `bytes` means (OSU's convention, see
 // message_doubles), the buffers and the exact result. Roots are rank 0.

@@ -54,6 +54,11 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   const Options o = parse_options(argc, argv, rank);
+  if (o.list) {
+    if (rank == 0) print_collectives(stdout);
+    MPI_Finalize();
+    return 0;
+  }
   if (!o.calibrate.empty()) {
     std::string command;  // for the file's [origin] (pcoll-calibrate.sh puts its own there)
     for (int i = 0; i < argc; ++i) command += std::string(i ? " " : "") + argv[i];

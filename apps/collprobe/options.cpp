@@ -133,6 +133,10 @@ Options parse_options(int argc, char **argv, int rank) {
                  "pcoll's reducer) on 1 MiB")
       ->capture_default_str();
   app.add_flag("-q,--quiet", o.quiet, "no progress on stderr");
+  app.add_flag("--list", o.list,
+               "print each collective collprobe can time with pcoll's algorithms for it (one line "
+               "each: name then algorithms, vendor included, auto not: it is a selection rule), "
+               "and exit");
   app.add_option("--calibrate", o.calibrate,
                  "measure this machine's numbers for pcoll's cost model (latency, overhead and "
                  "bandwidth inside and between nodes, node links, tiers of nodes, the reduction "

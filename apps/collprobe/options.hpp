@@ -30,6 +30,7 @@ struct Options {
   std::string csv;                   // samples as CSV ('-' = stdout)
   int bw_reps = 200;                 // repetitions of the local bandwidth kernels
   bool quiet = false;
+  bool list = false;              // --list: each collective and its algorithms, nothing timed
   std::string calibrate;         // --calibrate FILE: measure the machine description instead
   std::string origin_machine;    // --origin-machine: [origin] machine (default: the host name)
   std::vector<int> torus;        // --torus: the nodes' torus dimensions (empty: no torus)

@@ -35,24 +35,36 @@ def toml_str(s):
     return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+# collprobe counts an allgather's and an alltoall's size as OSU does (per rank, per
+# destination); a rule's bytes are nccl-tests' total (rules.hpp), P times that.
+PER_RANK_SIZES = ("allgather", "alltoall")
+
+
 def probe_samples(path):
-    """P and {(label, bytes): array of per-call seconds} of a collprobe --csv file: one sample
-    per block of back-to-back calls (the block time / calls, max over ranks). pmpi and auto are
-    not candidates; blocking forms only."""
-    P, out = None, {}
+    """P, the collective and {(label, bytes): array of per-call seconds} of a collprobe --csv
+    file: one sample per block of back-to-back calls (the block time / calls, max over ranks),
+    bytes as a rule counts them. pmpi and auto are not candidates; blocking forms only. A file
+    without a '# collective' line is an allreduce's (collprobe before --coll)."""
+    P, coll, rows = None, "allreduce", []
     with open(path) as f:
         for line in f:
             if line.startswith("# ranks "):
                 P = int(line.split()[2])
+            if line.startswith("# collective "):
+                coll = line.split()[2]
             if line.startswith("#") or line.startswith("size,"):
                 continue
             _, b, entry, _, sec = line.strip().split(",")
             if entry in ("pmpi", "auto") or "/" in entry or entry.startswith("ompi:"):
                 continue
-            out.setdefault((entry, int(b)), []).append(float(sec))
+            rows.append((entry, int(b), float(sec)))
     if P is None:
         sys.exit(f"tune_rules: {path} has no '# ranks' line (not a collprobe --csv file)")
-    return P, {k: np.array(v) for k, v in out.items()}
+    scale = P if coll in PER_RANK_SIZES else 1
+    out = {}
+    for entry, b, sec in rows:
+        out.setdefault((entry, b * scale), []).append(sec)
+    return P, coll, {k: np.array(v) for k, v in out.items()}
 
 
 def load(paths, coll):
@@ -60,10 +72,10 @@ def load(paths, coll):
     runs = {}
     for p in paths:
         phase = "validate" if os.path.basename(p).startswith("validate") else "select"
-        if p.endswith(".csv"):  # collprobe (allreduce only)
-            if coll != "allreduce":
-                sys.exit(f"tune_rules: {p}: collprobe times allreduce, not {coll}")
-            P, samples = probe_samples(p)
+        if p.endswith(".csv"):  # collprobe
+            P, c, samples = probe_samples(p)
+            if c != coll:
+                sys.exit(f"tune_rules: {p} times {c}, not {coll}")
             runs.setdefault(P, {})[phase] = samples
             continue
         log = pcolllog.Log(p)
@@ -171,8 +183,9 @@ def main():
         sys.exit(f"tune_rules: --min-speedup {a.min_speedup}: a number from 1.0 to 10")
     runs = load(a.logs, a.coll)
     text = ["# pcoll selection rules, written by scripts/pcoll-tune.sh (scripts/lib/tune_rules.py).",
-            "# Per P and message size (bytes = the whole vector): the fastest candidate on a",
-            "# selection run, kept only if a separate validation run shows it faster than the",
+            "# Per P and message size (bytes as nccl-tests count them: the whole vector; all P",
+            "# blocks for allgather and alltoall): the fastest candidate on a selection run,",
+            "# kept only if a separate validation run shows it faster than the",
             f"# vendor with a 95% bootstrap interval above {a.min_speedup:g}; otherwise vendor. Evidence: the",
             "# validation medians (max over ranks per call), the speedup and its interval.",
             "[origin]"]
