@@ -225,12 +225,13 @@ CollectiveInfo alltoall_row() {
   c.name = "alltoall";
   c.mpi_name = "MPI_Alltoall";
   c.select_description =
-      "alltoall algorithm; auto = a matching rule of PCOLL_RULES, else on one node the size "
-      "dispatch of HPX's pull request \"Add size-based pairwise dispatch to all_to_all\": pairwise "
-      "when the bytes per destination (recvcount * type size) are at least pairwise_threshold, "
-      "else routed (measured fastest below the threshold at P = 4 and 8 on the development "
-      "machine); across nodes the lowest time of the cost model on PCOLL_MACHINE (node_aware "
-      "with its leaders, linear, pairwise, bruck, ...)";
+      "alltoall algorithm; auto = a matching rule of PCOLL_RULES, else on one node without a "
+      "node segment the size dispatch of HPX's pull request \"Add size-based pairwise dispatch "
+      "to all_to_all\": pairwise when the bytes per destination (recvcount * type size) are at "
+      "least pairwise_threshold, else routed (measured fastest below the threshold at P = 4 and "
+      "8 on the development machine); on one node with a segment, and across nodes, the lowest "
+      "time of the cost model on PCOLL_MACHINE (shm, node_aware with its leaders, linear, "
+      "pairwise, bruck, ...)";
   c.takes_op = false;
   c.in_elems = c.out_elems = times_p;  // count = sendcount = recvcount, per destination
   c.in_place_offset = at_zero;         // MPI_IN_PLACE: the P blocks to send are in recvbuf
@@ -253,9 +254,12 @@ CollectiveInfo alltoall_row() {
   // rounds whatever P, where bruck needs log2 P and pairwise P-1. That is evidence for one node
   // only: across nodes routed sends every block through one rank and pairwise waits P-1 times,
   // and in simulations at P = 256 (results/2026-12-01-simulation-alltoall) node_aware beat both
-  // and the vendor by up to 2.7x, so there the cost model decides (nullptr).
+  // and the vendor by up to 2.7x, so there the cost model decides (nullptr). The rule also
+  // predates the node segment: where the call could use it (one node, a segment, not
+  // persistent), the model weighs alltoall shm against routed and pairwise.
   c.auto_rule = [](const PlanRequest &req) -> const char * {
     if (req.ranks_per_node > 0 && req.ranks_per_node < req.size) return nullptr;
+    if (req.node_segment > 0 && !req.persistent) return nullptr;
     const long long threshold = req.param("pairwise_threshold");
     const auto bytes = static_cast<long long>(req.count * req.type_size);
     return bytes >= threshold ? "pairwise" : "routed";

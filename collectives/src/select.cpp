@@ -274,6 +274,8 @@ Selection auto_choice(Collective coll, const Config &cfg, const CallShape &shape
     req.type_size = shape.unit ? shape.unit : 1;
     req.ranks_per_node = shape.ranks_per_node;
     req.root = shape.root;
+    req.node_segment = shape.node_segment;
+    req.persistent = shape.persistent;
     for (const ParamSpec &p : row.auto_params) req.params.emplace_back(p.name, cfg.integer(p.name));
     const char *name = row.auto_rule(req);  // nullptr: the model decides
     const AlgorithmInfo *a = name != nullptr ? find_algorithm(coll, name) : nullptr;

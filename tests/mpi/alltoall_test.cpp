@@ -51,6 +51,15 @@ std::vector<Variant> variants(int P) {
   return v;
 }
 
+// Whether the communicator maps a node segment: the tests run on one node, so wherever P >= 2
+// and PCOLL_SHM is not off (the suite sets on; alltoall_noshm runs this program with off, so
+// that the size dispatch is checked at every count).
+bool node_segment(MPI_Comm comm) {
+  const char *mode = "";
+  PCOLL_Config_get(comm, "shm", &mode);
+  return size_of(comm) >= 2 && std::string(mode) != "off";
+}
+
 // One datatype case: `base` values of type B, `width` of them per element of `type`.
 template <class B>
 void check_type(MPI_Comm comm, MPI_Datatype type, int width, const char *type_name,
@@ -85,8 +94,12 @@ void check_type(MPI_Comm comm, MPI_Datatype type, int width, const char *type_na
         w << v.label << " (" << used << ") " << type_name << " P=" << P << " count " << count
           << (in_place ? " in-place" : "");
         std::string want = v.expect_algo;
-        if (want.empty()) {  // auto: the dispatch on bytes per destination of "Add size-based
-                             // pairwise dispatch to all_to_all"
+        if (want == "shm" && size_of(comm) >= 2 && !node_segment(comm)) {
+          want = "vendor";  // its fallback, where no segment was mapped
+        } else if (want.empty() && node_segment(comm)) {
+          want = "*";  // auto on one node with a segment: the cost model weighs shm too
+        } else if (want.empty()) {  // auto: the dispatch on bytes per destination of "Add
+                                    // size-based pairwise dispatch to all_to_all"
           const long long thr = std::stoll(v.set[1].second);
           want = static_cast<long long>(count) * type_size >= thr ? "pairwise" : "routed";
         }
