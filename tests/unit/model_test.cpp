@@ -400,18 +400,21 @@ TEST_CASE("alltoall auto: the size rule on one node, the cost model across nodes
   // 0.2 us of CPU per message posted: what a rank pays for each of linear's P - 1 messages.
   const auto m =
       machine(text(0.3e-6, 20e9, 2e-6, 25e9, 25e9, "[copy]\nbandwidth = 10e9\n", 0.2e-6));
-  auto choose = [&](int P, int rpn, std::size_t count) {
+  auto choose = [&](int P, int rpn, std::size_t count, std::size_t segment = 0) {
     CallShape shape = CallShape::in_units(Collective::alltoall, P, count, 8);
     shape.ranks_per_node = rpn;
+    shape.node_segment = segment;  // 0: no node segment
     const Topology topo = Topology::blocks(P, rpn);
     return auto_choice(Collective::alltoall, load_config(), shape, {m.get(), &topo});
   };
-  // One node (HPX's dispatch, 4096 B per destination by default).
+  // One node without a node segment (HPX's dispatch, 4096 B per destination by default).
   for (int rpn : {0, 8}) {
     CHECK(std::string(choose(8, rpn, 1).algo->name) == "routed");
     CHECK_FALSE(choose(8, rpn, 1).by_model);
     CHECK(std::string(choose(8, rpn, 512).algo->name) == "pairwise");
   }
+  // One node with a segment: the dispatch predates shm, the cost model weighs it.
+  CHECK(choose(8, 8, 1, 1 << 20).by_model);
   // Across nodes: 8 B per destination at 32 ranks per node is latency: one aggregated message
   // per pair of leaders beats P - 1 messages per rank; at 64 KiB per destination the leaders'
   // two copies of every block cost more than the messages they save.
