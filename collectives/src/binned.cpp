@@ -3,31 +3,27 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string>
+
+#include "binned_kernels.hpp"
 
 namespace pcoll::binned {
 
 namespace {
 
-// GCC's and Clang's 128-bit integers (__extension__: not ISO C++, said once here).
-__extension__ typedef __int128 i128;
-__extension__ typedef unsigned __int128 u128;
-
-constexpr std::uint32_t kNan = 1, kPosInf = 2, kNegInf = 4;
-constexpr std::uint32_t kAny = 8;         // something was added
-constexpr std::uint32_t kNotNegZero = 16;  // an addend other than -0.0 was added
-constexpr std::int32_t kEmpty = -1;        // top of a sum without finite non-zero addends
-
-i128 load(const PCOLL_Binned &b, int j) {
-  const u128 v = (static_cast<u128>(b.bins[2 * j + 1]) << 64) | b.bins[2 * j];
-  return static_cast<i128>(v);
-}
-void store(PCOLL_Binned &b, int j, i128 v) {
-  const auto u = static_cast<u128>(v);
-  b.bins[2 * j] = static_cast<std::uint64_t>(u);
-  b.bins[2 * j + 1] = static_cast<std::uint64_t>(u >> 64);
-}
+using detail::i128;
+using detail::u128;
+using detail::kAny;
+using detail::kEmpty;
+using detail::kNan;
+using detail::kNegInf;
+using detail::kNotNegZero;
+using detail::kPosInf;
+using detail::load;
+using detail::store;
 
 // Moves the window up so that its top bin is `top` (> b.top): bins that fall off the bottom
 // hold pieces every addend of the set loses anyway.
@@ -203,23 +199,22 @@ void clear(PCOLL_Binned &b) {
 }
 
 namespace {
-// Deposits value(0..n-1) into b (add() is n = 1), with the window held in locals.
+// Deposits value(0..n-1) into b element by element (add() is n = 1), the window in locals and
+// raised as larger addends arrive.
 template <class Value>
 void deposit_n(PCOLL_Binned &b, std::size_t n, Value value) {
-  // The three bins in locals (not an array indexed at run time, which would live in memory).
-  i128 a0 = load(b, 0), a1 = load(b, 1), a2 = load(b, 2);
-  std::int32_t top = b.top;
-  std::uint32_t flags = b.flags | (n > 0 ? kAny : 0);
+  detail::Window w(b);
+  if (n > 0) w.flags |= kAny;
   for (std::size_t i = 0; i < n; ++i) {
     const double x = value(i);
     std::uint64_t u;
     std::memcpy(&u, &x, sizeof u);
     const auto e = static_cast<std::uint32_t>((u >> 52) & 0x7ff);
     if (e == 0x7ff) {
-      flags |= (u << 12) != 0 ? kNan : (u >> 63) != 0 ? kNegInf : kPosInf;
+      w.flags |= detail::nonfinite_flag(u);
       continue;
     }
-    if (u != std::uint64_t(1) << 63) flags |= kNotNegZero;
+    if (u != std::uint64_t(1) << 63) w.flags |= kNotNegZero;
     if ((u << 1) == 0) continue;  // +-0
     const std::uint64_t frac = u & ((std::uint64_t(1) << 52) - 1);
     const std::uint64_t m = e == 0 ? frac : frac | (std::uint64_t(1) << 52);
@@ -228,30 +223,53 @@ void deposit_n(PCOLL_Binned &b, std::size_t n, Value value) {
     const unsigned o = p & 63;
     const std::uint64_t lo = m << o, hi = o != 0 ? m >> (64 - o) : 0;
     const std::int32_t t = hi != 0 ? bin + 1 : bin;
-    if (t > top) {
-      const std::int32_t shift = t - top;
-      a2 = shift == 1 ? a1 : shift == 2 ? a0 : 0;
-      a1 = shift == 1 ? a0 : 0;
-      a0 = 0;
-      top = t;
-    }
+    if (t > w.top) w.raise(t);
     // Conditional negation without a branch: (v ^ mask) - mask.
     const i128 mask = -static_cast<i128>(u >> 63);
     const i128 slo = (static_cast<i128>(lo) ^ mask) - mask;
     const i128 shi = (static_cast<i128>(hi) ^ mask) - mask;
-    switch (top - bin) {  // lo's bin in the window; hi's is one above (0 when absent)
-      case 0: a0 += slo; break;
-      case 1: a1 += slo; a0 += shi; break;
-      case 2: a2 += slo; a1 += shi; break;
-      case 3: a2 += shi; break;
+    switch (w.top - bin) {  // lo's bin in the window; hi's is one above (0 when absent)
+      case 0: w.a0 += slo; break;
+      case 1: w.a1 += slo; w.a0 += shi; break;
+      case 2: w.a2 += slo; w.a1 += shi; break;
+      case 3: w.a2 += shi; break;
       default: break;  // below the window
     }
   }
-  store(b, 0, a0);
-  store(b, 1, a1);
-  store(b, 2, a2);
-  b.top = top;
-  b.flags = flags;
+  w.put(b);
+}
+}  // namespace
+
+namespace detail {
+void deposit_portable(PCOLL_Binned &b, const double *x, const double *y, std::size_t n) {
+  if (y == nullptr)
+    deposit_n(b, n, [x](std::size_t i) { return x[i]; });
+  else
+    deposit_n(b, n, [x, y](std::size_t i) { return x[i] * y[i]; });
+}
+}  // namespace detail
+
+namespace {
+// Below this many addends the AVX2 kernel's two passes and fold cost more than they save.
+constexpr std::size_t kVectorFrom = 8;
+// PCOLL_BINNED_KERNEL (config.cpp declares it, so that it is listed and its value checked): the
+// widest kernel the CPU has (auto), or one named; a kernel the CPU lacks gives the next narrower.
+using Deposit = void (*)(PCOLL_Binned &, const double *, const double *, std::size_t);
+struct Chosen {
+  const char *name;
+  Deposit deposit;
+};
+const Chosen &chosen() {
+  static const Chosen c = [] {
+    const char *v = std::getenv("PCOLL_BINNED_KERNEL");
+    // Any other value is auto here: pcoll's configuration reports it at the first collective.
+    const std::string want = v != nullptr ? v : "auto";
+    const bool wide = want != "portable" && want != "avx2";
+    if (wide && detail::avx512_available()) return Chosen{"avx512", &detail::deposit_avx512};
+    if (want != "portable" && detail::avx2_available()) return Chosen{"avx2", &detail::deposit_avx2};
+    return Chosen{"portable", &detail::deposit_portable};
+  }();
+  return c;
 }
 }  // namespace
 
@@ -259,10 +277,16 @@ void add(PCOLL_Binned &b, double x) {
   deposit_n(b, 1, [x](std::size_t) { return x; });
 }
 void add_n(PCOLL_Binned &b, const double *x, std::size_t n) {
-  deposit_n(b, n, [x](std::size_t i) { return x[i]; });
+  if (n >= kVectorFrom)
+    chosen().deposit(b, x, nullptr, n);
+  else
+    detail::deposit_portable(b, x, nullptr, n);
 }
 void dot_n(PCOLL_Binned &b, const double *x, const double *y, std::size_t n) {
-  deposit_n(b, n, [x, y](std::size_t i) { return x[i] * y[i]; });
+  if (n >= kVectorFrom)
+    chosen().deposit(b, x, y, n);
+  else
+    detail::deposit_portable(b, x, y, n);
 }
 
 void merge(const PCOLL_Binned &src, PCOLL_Binned &dst) {
@@ -359,6 +383,8 @@ MPI_Op mpi_op() {
   }
   return op_handle;
 }
+
+const char *kernel_name() { return chosen().name; }
 
 bool is_op(MPI_Op op) { return op_handle != MPI_OP_NULL && op == op_handle; }
 

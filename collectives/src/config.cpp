@@ -60,6 +60,13 @@ std::vector<ParamSpec> build_table() {
                  "vendor; other ops and integer types are order-independent already and pass "
                  "unchanged; MPI_PROD and long double are not covered (said once)"));
   t.push_back(
+      ParamSpec::choice("binned_kernel", "auto")
+          .one_of({"auto", "portable", "avx2", "avx512"})
+          .about("the deposit kernel of binned sums (the reproducible mode's local dot products "
+                 "and sums, PCOLL_Binned_add_n and _dot_n): auto = the widest the CPU has "
+                 "(avx512, avx2, portable); a kernel the CPU lacks gives the next narrower; all "
+                 "give the same bits (read once per process)"));
+  t.push_back(
       ParamSpec::integer("ranks_per_node", "auto")
           .range(1, 1 << 20)
           .or_auto()

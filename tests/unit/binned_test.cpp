@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "binned.hpp"
+#include "binned_kernels.hpp"
 
 namespace {
 
@@ -402,4 +403,56 @@ TEST_CASE("binned: the array helpers and the reducer kernel", "[binned]") {
   std::vector<double> out(n);
   pcoll::binned::to_doubles(bb.data(), n, out.data());
   for (std::size_t i = 0; i < n; ++i) CHECK(bits(out[i]) == bits(binned_sum({a[i], b[i]})));
+}
+
+// The deposit kernels (binned_kernels.hpp) against n calls of add: long inputs that cross the
+// vector kernels' blocks, windows that start above, at and below the inputs, magnitudes from
+// subnormals to DBL_MAX, every special value, all-(-0.0) inputs and lengths 0..9 (the vector
+// loop's tails).
+TEST_CASE("binned: the portable, AVX2 and AVX-512 deposit kernels give n adds' bits", "[binned][kernels]") {
+  namespace detail = pcoll::binned::detail;
+  using Deposit = void (*)(PCOLL_Binned &, const double *, const double *, std::size_t);
+  std::vector<std::pair<const char *, Deposit>> kernels = {{"portable", &detail::deposit_portable}};
+  if (detail::avx2_available())
+    kernels.emplace_back("avx2", &detail::deposit_avx2);
+  else
+    WARN("this CPU has no AVX2: only the portable deposit kernel is checked");
+  if (detail::avx512_available())
+    kernels.emplace_back("avx512", &detail::deposit_avx512);
+  else
+    WARN("this CPU has no AVX-512F: the avx512 deposit kernel is not checked");
+  std::mt19937_64 rng(41);
+  const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, std::nan(""), DBL_MAX, -DBL_MAX,
+                             0x1p-1074, -0x1p-1074, 0x1p-1022, DBL_MIN / 3};
+  const std::size_t lengths[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 63, 1023, 1024, 1025, 3001, 5000};
+  for (int t = 0; t < 120; ++t) {
+    const std::size_t n = lengths[t % 15];
+    const int mode = t / 15;  // how the addends and the start are drawn
+    std::vector<double> x(n), y(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      switch (mode % 4) {
+        case 0: x[i] = random_magnitude(rng, -1074, 1023); break;  // every exponent
+        case 1: x[i] = random_magnitude(rng, -30, 30); break;       // one window
+        case 2: x[i] = random_magnitude(rng, -1074, -1000); break;  // subnormals and tiny
+        default: x[i] = rng() % 5 == 0 ? specials[rng() % 11] : random_magnitude(rng, -60, 60);
+      }
+      y[i] = random_magnitude(rng, -100, 100);
+    }
+    if (mode == 7)
+      for (auto &v : x) v = -0.0;
+    PCOLL_Binned start;
+    clear(start);
+    if (mode >= 4) add(start, random_magnitude(rng, mode == 4 ? 200 : -300, mode == 4 ? 300 : 300));
+    PCOLL_Binned sum = start, dot = start;
+    for (std::size_t i = 0; i < n; ++i) add(sum, x[i]);
+    for (std::size_t i = 0; i < n; ++i) add(dot, x[i] * y[i]);
+    for (const auto &[name, deposit] : kernels) {
+      CAPTURE(name, n, mode);
+      PCOLL_Binned s = start, d = start;
+      deposit(s, x.data(), nullptr, n);
+      deposit(d, x.data(), y.data(), n);
+      CHECK(std::memcmp(&s, &sum, sizeof s) == 0);
+      CHECK(std::memcmp(&d, &dot, sizeof d) == 0);
+    }
+  }
 }
