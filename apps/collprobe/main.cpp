@@ -24,6 +24,7 @@
 #include <string>
 
 #include "bandwidth.hpp"
+#include "binned_costs.hpp"
 #include "calibrate.hpp"
 #include "ompi_tuned.hpp"
 #include "options.hpp"
@@ -58,6 +59,11 @@ int main(int argc, char **argv) {
     if (rank == 0) print_collectives(stdout);
     MPI_Finalize();
     return 0;
+  }
+  if (o.binned_costs) {
+    const int rc = rank == 0 ? binned_costs(o.csv, o.quiet) : 0;
+    MPI_Finalize();
+    return rc;
   }
   if (!o.calibrate.empty()) {
     std::string command;  // for the file's [origin] (pcoll-calibrate.sh puts its own there)

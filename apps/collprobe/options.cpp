@@ -137,6 +137,10 @@ Options parse_options(int argc, char **argv, int rank) {
                "print each collective collprobe can time with pcoll's algorithms for it (one line "
                "each: name then algorithms, vendor included, auto not: it is a selection rule), "
                "and exit");
+  app.add_flag("--binned-costs", o.binned_costs,
+               "time the reproducible mode's local kernels on rank 0 instead (nanoseconds per "
+               "value of the binned deposit, dot product, conversion, merge and rounding, beside "
+               "the plain sum and dot; --csv writes the table) and exit");
   app.add_option("--calibrate", o.calibrate,
                  "measure this machine's numbers for pcoll's cost model (latency, overhead and "
                  "bandwidth inside and between nodes, node links, tiers of nodes, the reduction "

@@ -31,6 +31,7 @@ struct Options {
   int bw_reps = 200;                 // repetitions of the local bandwidth kernels
   bool quiet = false;
   bool list = false;              // --list: each collective and its algorithms, nothing timed
+  bool binned_costs = false;      // --binned-costs: the reproducible mode's local kernels
   std::string calibrate;         // --calibrate FILE: measure the machine description instead
   std::string origin_machine;    // --origin-machine: [origin] machine (default: the host name)
   std::vector<int> torus;        // --torus: the nodes' torus dimensions (empty: no torus)
