@@ -4,6 +4,7 @@
 #include <pcoll/trace.h>
 #include <pcoll/pcoll.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -140,12 +141,16 @@ LloydSolver::LloydSolver(MPI_Comm comm, const Problem &problem, bool reproducibl
     bins_.resize(kd);
     thread_bins_.resize(blocks * kd);
     thread_counts_.resize(blocks * static_cast<std::size_t>(clusters_));
+    order_.resize(problem.points.extent(0));
   }
 }
 
 // The reproducible accumulation: the points in one contiguous block per thread, each block into
 // its own K*D binned sums and K counts, then the blocks merged (binned sums in any order give the
-// same bits, so neither the blocks nor the decomposition across ranks matter).
+// same bits, so neither the blocks nor the decomposition across ranks matter). Within a block the
+// points are grouped by cluster (a counting sort of their indices), and each cluster's
+// coordinates are deposited a tile at a time, one coordinate's column after another, through
+// PCOLL_Binned_add_n: the vector deposit kernel instead of one call per coordinate.
 void LloydSolver::accumulate_binned() {
   const auto x = problem_.points;
   const auto labels = labels_;
@@ -153,6 +158,7 @@ void LloydSolver::accumulate_binned() {
   const int blocks = static_cast<int>(thread_counts_.size()) / k_count;
   PCOLL_Binned *tb = thread_bins_.data();
   int *tc = thread_counts_.data();
+  int *order = order_.data();
   const std::size_t kd = bins_.size();
   Kokkos::parallel_for(
       "pcoll::kmeans::binned_accumulate",
@@ -163,11 +169,24 @@ void LloydSolver::accumulate_binned() {
         for (int k = 0; k < k_count; ++k) count[k] = 0;
         const int first = static_cast<int>(static_cast<std::int64_t>(n) * b / blocks);
         const int last = static_cast<int>(static_cast<std::int64_t>(n) * (b + 1) / blocks);
-        for (int i = first; i < last; ++i) {
-          const int k = labels(i);
-          ++count[k];
-          for (int d = 0; d < dim; ++d)
-            PCOLL_Binned_add(&mine[static_cast<std::size_t>(k) * dim + d], x(i, d));
+        for (int i = first; i < last; ++i) ++count[labels(i)];
+        std::vector<int> at(static_cast<std::size_t>(k_count) + 1, first);
+        for (int k = 0; k < k_count; ++k) at[static_cast<std::size_t>(k) + 1] = at[static_cast<std::size_t>(k)] + count[k];
+        std::vector<int> next(at.begin(), at.end() - 1);
+        for (int i = first; i < last; ++i) order[next[static_cast<std::size_t>(labels(i))]++] = i;
+        constexpr int kTile = 256;  // points per tile: dim columns of kTile doubles
+        std::vector<double> tile(static_cast<std::size_t>(kTile) * static_cast<std::size_t>(dim));
+        for (int k = 0; k < k_count; ++k) {
+          PCOLL_Binned *sums = mine + static_cast<std::size_t>(k) * static_cast<std::size_t>(dim);
+          for (int p = at[static_cast<std::size_t>(k)]; p < at[static_cast<std::size_t>(k) + 1]; p += kTile) {
+            const int len = std::min(kTile, at[static_cast<std::size_t>(k) + 1] - p);
+            for (int j = 0; j < len; ++j)
+              for (int d = 0; d < dim; ++d)
+                tile[static_cast<std::size_t>(d) * kTile + static_cast<std::size_t>(j)] = x(order[p + j], d);
+            for (int d = 0; d < dim; ++d)
+              PCOLL_Binned_add_n(&sums[d], tile.data() + static_cast<std::size_t>(d) * kTile,
+                                 static_cast<std::size_t>(len));
+          }
         }
       });
   Kokkos::DefaultHostExecutionSpace().fence();

@@ -85,6 +85,7 @@ class LloydSolver {
   std::vector<PCOLL_Binned> bins_;         // K*D: this rank's sums, then the global ones
   std::vector<PCOLL_Binned> thread_bins_;  // per block of points: K*D each
   std::vector<int> thread_counts_;         // per block of points: K each
+  std::vector<int> order_;                 // point indices, each block's grouped by cluster
   void accumulate_binned();                // counts_ and bins_ from labels_
   long long traced_iterations_ = 0;
   double injected_compute_ = 0;
