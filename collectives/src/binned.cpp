@@ -306,29 +306,37 @@ float value_float(const PCOLL_Binned &b) {
 }
 
 // The sum of the one value x, built directly (what clear() then add() give, without the
-// window's moves).
+// window's moves); the sign by masks, so that mixed signs cost no mispredicted branch.
 void set_one(PCOLL_Binned &b, double x) {
   std::uint64_t u;
   std::memcpy(&u, &x, sizeof u);
-  const bool neg = (u >> 63) != 0;
-  const auto e = static_cast<std::int32_t>((u >> 52) & 0x7ff);
+  const auto e = static_cast<std::uint32_t>((u >> 52) & 0x7ff);
   const std::uint64_t frac = u & ((std::uint64_t(1) << 52) - 1);
-  for (auto &w : b.bins) w = 0;
-  b.top = kEmpty;
   if (e == 0x7ff) {
-    b.flags = kAny | (frac != 0 ? kNan : neg ? kNegInf : kPosInf);
+    for (auto &w : b.bins) w = 0;
+    b.top = kEmpty;
+    b.flags = kAny | detail::nonfinite_flag(u);
     return;
   }
-  b.flags = kAny | (!neg || e != 0 || frac != 0 ? kNotNegZero : 0);
-  if (e == 0 && frac == 0) return;
-  const std::uint64_t m = e == 0 ? frac : frac | (std::uint64_t(1) << 52);
-  const std::int32_t p = e == 0 ? 0 : e - 1;
-  const u128 v = static_cast<u128>(m) << (p % kWidth);
-  const auto lo = static_cast<std::uint64_t>(v), hi = static_cast<std::uint64_t>(v >> 64);
-  b.top = p / kWidth + (hi != 0 ? 1 : 0);
-  const int at = hi != 0 ? 1 : 0;  // bin of lo: 1 below the top when hi is there
-  store(b, at, neg ? -static_cast<i128>(lo) : static_cast<i128>(lo));
-  if (hi != 0) store(b, 0, neg ? -static_cast<i128>(hi) : static_cast<i128>(hi));
+  const std::uint64_t normal = e != 0 ? 1 : 0;
+  const std::uint64_t m = frac | (normal << 52);
+  const std::uint32_t p = e - static_cast<std::uint32_t>(normal);  // e - 1, or 0 for subnormals
+  const unsigned o = p & 63;
+  const std::uint64_t lo = m << o, hi = (m >> 1) >> (63 - o);  // hi: 0 at o = 0
+  const std::uint64_t neg = 0 - (u >> 63);  // all ones for a negative x
+  // -v as a signed 128-bit integer: low word -v, high word all ones unless v = 0.
+  auto low = [neg](std::uint64_t v) { return (v ^ neg) - neg; };
+  auto high = [neg](std::uint64_t v) { return neg & (0 - static_cast<std::uint64_t>(v != 0)); };
+  const bool two = hi != 0;  // the significand crosses into the bin above
+  const std::uint64_t top_piece = two ? hi : lo, next_piece = two ? lo : 0;
+  b.bins[0] = low(top_piece);
+  b.bins[1] = high(top_piece);
+  b.bins[2] = low(next_piece);
+  b.bins[3] = high(next_piece);
+  b.bins[4] = 0;
+  b.bins[5] = 0;
+  b.top = m == 0 ? kEmpty : static_cast<std::int32_t>(p >> 6) + (two ? 1 : 0);
+  b.flags = kAny | ((u != (std::uint64_t(1) << 63)) ? kNotNegZero : 0);
 }
 
 void from_doubles(const double *x, std::size_t n, PCOLL_Binned *out) {
@@ -337,8 +345,47 @@ void from_doubles(const double *x, std::size_t n, PCOLL_Binned *out) {
 void from_floats(const float *x, std::size_t n, PCOLL_Binned *out) {
   for (std::size_t i = 0; i < n; ++i) set_one(out[i], static_cast<double>(x[i]));
 }
+namespace {
+// value() for the common sum (finite, nothing in the bottom bin, a top bin below 2^62, a
+// normal result): the exact sum t 2^base with t = B0 2^64 + B1 in a signed 128-bit integer,
+// rounded to 53 bits with the sign handled by masks and the rounding carry left to ripple into
+// the exponent field (a significand of 2^53 becomes the next binade, and past the largest
+// double, infinity). Returns false, touching nothing, for every other sum: rounded() has them.
+inline bool value_common(const PCOLL_Binned &b, double &out) {
+  if ((b.flags & (kNan | kPosInf | kNegInf)) != 0 || b.top == kEmpty) return false;
+  if ((b.bins[4] | b.bins[5]) != 0) return false;
+  const auto b0 = static_cast<std::int64_t>(b.bins[0]);
+  if (b.bins[1] != (b0 < 0 ? ~std::uint64_t(0) : 0) || b0 >= (std::int64_t(1) << 62) ||
+      b0 <= -(std::int64_t(1) << 62))
+    return false;  // B0 does not fit 63 bits
+  const i128 t = static_cast<i128>(static_cast<u128>(b.bins[0]) << 64) + load(b, 1);
+  if (t == 0) return false;  // the exact zero's sign: rounded()
+  const u128 sign = static_cast<u128>(t >> 127);  // all ones when negative
+  const u128 mag = (static_cast<u128>(t) ^ sign) - sign;
+  const auto mhi = static_cast<std::uint64_t>(mag >> 64);
+  const int h = mhi != 0 ? 127 - __builtin_clzll(mhi) : 63 - __builtin_clzll(static_cast<std::uint64_t>(mag));
+  const int lead = h + 64 * (b.top - 1) - 1074;  // exponent of the leading bit
+  if (lead < -1022) return false;  // a subnormal result
+  std::uint64_t mant;
+  const int sh = h - 52;
+  if (sh <= 0) {
+    mant = static_cast<std::uint64_t>(mag) << -sh;
+  } else {
+    mant = static_cast<std::uint64_t>(mag >> sh);
+    const u128 rest = mag & ((static_cast<u128>(1) << sh) - 1), half = static_cast<u128>(1) << (sh - 1);
+    mant += (rest > half) | ((rest == half) & (mant & 1));
+  }
+  if (lead >= 1024) return false;  // beyond the doubles: rounded() gives the infinity
+  const std::uint64_t bits = (static_cast<std::uint64_t>(lead + 1022) << 52) + mant +
+                             (static_cast<std::uint64_t>(sign) & (std::uint64_t(1) << 63));
+  std::memcpy(&out, &bits, sizeof out);
+  return true;
+}
+}  // namespace
+
 void to_doubles(const PCOLL_Binned *b, std::size_t n, double *x) {
-  for (std::size_t i = 0; i < n; ++i) x[i] = value(b[i]);
+  for (std::size_t i = 0; i < n; ++i)
+    if (!value_common(b[i], x[i])) x[i] = value(b[i]);
 }
 void to_floats(const PCOLL_Binned *b, std::size_t n, float *x) {
   for (std::size_t i = 0; i < n; ++i) x[i] = value_float(b[i]);

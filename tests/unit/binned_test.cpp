@@ -456,3 +456,47 @@ TEST_CASE("binned: the portable, AVX2 and AVX-512 deposit kernels give n adds' b
     }
   }
 }
+
+// to_doubles rounds the common sums on a fast path of its own (binned.cpp, value_common): it
+// must give value()'s bits for every sum, common or not: few or many addends, cancellation to
+// zero and near it, ties, results near DBL_MAX (rounding up into infinity), subnormal results,
+// infinities and NaN.
+TEST_CASE("binned: to_doubles gives value()'s bits for every kind of sum", "[binned]") {
+  std::mt19937_64 rng(77);
+  const std::size_t n = 6000;
+  std::vector<PCOLL_Binned> sums(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    PCOLL_Binned &b = sums[i];
+    clear(b);
+    const int kind = static_cast<int>(i % 8);
+    const int terms = 1 + static_cast<int>(rng() % 6);
+    for (int t = 0; t < terms; ++t) {
+      switch (kind) {
+        case 0: add(b, random_magnitude(rng, -1074, 1023)); break;
+        case 1: add(b, random_magnitude(rng, -20, 20)); break;
+        case 2: add(b, random_magnitude(rng, -1074, -1020)); break;  // subnormal results
+        case 3: add(b, rng() % 2 ? DBL_MAX : random_magnitude(rng, 960, 1023)); break;
+        case 4: {  // cancellation: x and -x plus a small remainder
+          const double v = random_magnitude(rng, -100, 100);
+          add(b, v);
+          add(b, -v);
+          add(b, random_magnitude(rng, -300, -100));
+          break;
+        }
+        case 5: {  // ties: 1 + 2^-53 (x) k, exactly halfway cases
+          add(b, 1.0);
+          add(b, std::ldexp(rng() % 2 ? 1.0 : 3.0, -53));
+          break;
+        }
+        case 6: add(b, rng() % 9 == 0 ? INFINITY : random_magnitude(rng, -50, 50)); break;
+        default: add(b, rng() % 9 == 0 ? std::nan("") : std::ldexp(static_cast<double>(rng() % 1000), static_cast<int>(rng() % 200) - 100));
+      }
+    }
+  }
+  std::vector<double> out(n);
+  pcoll::binned::to_doubles(sums.data(), n, out.data());
+  for (std::size_t i = 0; i < n; ++i) {
+    CAPTURE(i);
+    CHECK(bits(out[i]) == bits(pcoll::binned::value(sums[i])));
+  }
+}
