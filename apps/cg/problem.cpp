@@ -2,6 +2,7 @@
 // solver.hpp.
 #include <pcoll/pcoll.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -126,37 +127,61 @@ std::uint64_t field_digest(const Decomposition &d, kernels::ConstField x) {
   return total;
 }
 
+namespace {
+// Products per deposit: rows are gathered into runs of about this many products, each deposited
+// with one PCOLL_Binned_add_n (the vector kernel's block), not one call per row of nx.
+constexpr int kRun = 1024;
+int rows_per_run(const kernels::Box &box) { return std::max(1, kRun / std::max(1, box.nx)); }
+int runs_of(const kernels::Box &box) {
+  const int per = rows_per_run(box);
+  return (box.rows() + per - 1) / per;
+}
+}  // namespace
+
 BinnedDotWorkspace::BinnedDotWorkspace(const kernels::Box &box)
-    : rows("pcoll::cg::binned_dot_rows", box.rows(), kernels::DotWorkspace::kMaxProducts) {}
+    : rows("pcoll::cg::binned_dot_runs", runs_of(box), kernels::DotWorkspace::kMaxProducts) {}
 
 void binned_dot_products(const kernels::Box &box, int count, const kernels::ConstField *a,
                          const kernels::ConstField *b, PCOLL_Binned *out, BinnedDotWorkspace &ws) {
   if (count < 1 || count > kernels::DotWorkspace::kMaxProducts)
     throw std::invalid_argument("binned_dot_products: 1 to 3 products at a time");
-  if (ws.rows.extent(0) != static_cast<std::size_t>(box.rows()))
+  const int runs = runs_of(box), per = rows_per_run(box);
+  if (ws.rows.extent(0) != static_cast<std::size_t>(runs))
     throw std::invalid_argument("binned_dot_products: workspace sized for another box");
-  const int nx = box.nx, ny = box.ny;
-  auto rows = ws.rows;
+  const int nx = box.nx, ny = box.ny, nrows = box.rows();
+  auto sums = ws.rows;
   const kernels::ConstField a0 = a[0], b0 = b[0];
   const kernels::ConstField a1 = count > 1 ? a[1] : a0, b1 = count > 1 ? b[1] : b0;
   const kernels::ConstField a2 = count > 2 ? a[2] : a0, b2 = count > 2 ? b[2] : b0;
+  // Each product is rounded once (x * y, as PCOLL_Binned_dot_n forms it) into a run's buffer of
+  // up to kRun products (a few interior rows), and the run is deposited at once.
   Kokkos::parallel_for(
-      "pcoll::cg::binned_dot_rows",
-      Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, box.rows()), [=](const int row) {
-        const std::size_t base = box.at(0, row % ny + 1, row / ny + 1);
-        PCOLL_Binned s[3];
-        for (int m = 0; m < count; ++m) PCOLL_Binned_clear(&s[m]);
-        PCOLL_Binned_dot_n(&s[0], &a0(base + 1), &b0(base + 1), static_cast<std::size_t>(nx));
-        if (count > 1)
-          PCOLL_Binned_dot_n(&s[1], &a1(base + 1), &b1(base + 1), static_cast<std::size_t>(nx));
-        if (count > 2)
-          PCOLL_Binned_dot_n(&s[2], &a2(base + 1), &b2(base + 1), static_cast<std::size_t>(nx));
-        for (int m = 0; m < count; ++m) rows(row, m) = s[m];
+      "pcoll::cg::binned_dot_runs",
+      Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, runs), [=](const int run) {
+        const int first = run * per, last = std::min(nrows, first + per);
+        double prod[kRun];
+        for (int m = 0; m < count; ++m) {
+          const kernels::ConstField &x = m == 0 ? a0 : m == 1 ? a1 : a2;
+          const kernels::ConstField &y = m == 0 ? b0 : m == 1 ? b1 : b2;
+          PCOLL_Binned s;
+          PCOLL_Binned_clear(&s);
+          std::size_t k = 0;
+          for (int row = first; row < last; ++row) {
+            const std::size_t base = box.at(0, row % ny + 1, row / ny + 1);
+            const double *xr = &x(base + 1), *yr = &y(base + 1);
+            for (int i = 0; i < nx; ++i) {  // a row longer than kRun is deposited in pieces
+              prod[k++] = xr[i] * yr[i];
+              if (k == kRun) PCOLL_Binned_add_n(&s, prod, k), k = 0;
+            }
+          }
+          PCOLL_Binned_add_n(&s, prod, k);
+          sums(run, m) = s;
+        }
       });
   Kokkos::DefaultHostExecutionSpace().fence();
   for (int m = 0; m < count; ++m) {
     PCOLL_Binned_clear(&out[m]);
-    for (int row = 0; row < box.rows(); ++row) PCOLL_Binned_merge(&out[m], &rows(row, m));
+    for (int run = 0; run < runs; ++run) PCOLL_Binned_merge(&out[m], &sums(run, m));
   }
 }
 

@@ -35,12 +35,13 @@ struct Problem {
 Problem make_problem(const Decomposition &d, bool jacobi);
 
 // out[m] = the binned sum over the interior of a[m] * b[m] (m < count <= 3): each product is
-// rounded once and deposited, rows in parallel, so the sums depend on the set of products only.
+// rounded once and deposited, runs of rows in parallel, so the sums depend on the set of products
+// only.
 class BinnedDotWorkspace {
  public:
   BinnedDotWorkspace() = default;
   explicit BinnedDotWorkspace(const kernels::Box &box);
-  Kokkos::View<PCOLL_Binned **, Kokkos::LayoutRight, Kokkos::HostSpace> rows;  // [row][product]
+  Kokkos::View<PCOLL_Binned **, Kokkos::LayoutRight, Kokkos::HostSpace> rows;  // [run of rows][product]
 };
 void binned_dot_products(const kernels::Box &box, int count, const kernels::ConstField *a,
                          const kernels::ConstField *b, PCOLL_Binned *out, BinnedDotWorkspace &ws);
