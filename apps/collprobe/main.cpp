@@ -85,8 +85,8 @@ int main(int argc, char **argv) {
   if (o.coll == Coll::allreduce)
     forced = make_ompi_forced(base);
   else
-    forced.note = std::string("no ompi: entries for --coll ") + coll_name(o.coll) +
-                  " (they force coll/tuned's allreduce algorithms)";
+    forced.note = std::string("no ompi: entries: they force allreduce algorithms only (--coll ") +
+                  coll_name(o.coll) + ")";
 
   int code = 0;
   try {

@@ -23,8 +23,8 @@ std::vector<Entry> base_entries(Coll coll, const std::vector<std::string> &only,
   // `auto` is a selection rule, not an algorithm row, so the enumeration does not list it.
   if (std::none_of(all.begin(), all.end(), [](const Entry &e) { return e.label == "auto"; }))
     all.push_back({"auto", Kind::pcoll, "auto", base});
-  if (coll == Coll::allreduce)  // coll/tuned is forced for the allreduce only
-    for (const ForcedComm &f : forced.comms) all.push_back({f.label, Kind::forced, "", f.comm});
+  // Empty where coll/tuned cannot be forced for `coll` (make_ompi_forced's caller says why).
+  for (const ForcedComm &f : forced.comms) all.push_back({f.label, Kind::forced, "", f.comm});
   if (only.empty()) return all;
   std::vector<Entry> picked{all.front()};
   for (const std::string &name : only) {
@@ -35,11 +35,7 @@ std::vector<Entry> base_entries(Coll coll, const std::vector<std::string> &only,
       for (const Entry &e : all) list += (list.empty() ? "" : ", ") + e.label;
       std::string why =
           "--entries " + name + ": unknown or unavailable in this run (available: " + list + ")";
-      if (name.rfind("ompi:", 0) == 0 && coll != Coll::allreduce)
-        why += std::string("; the ompi: entries force allreduce algorithms only (--coll ") +
-               coll_name(coll) + ")";
-      else if (name.rfind("ompi:", 0) == 0 && !forced.note.empty())
-        why += "; " + forced.note;
+      if (name.rfind("ompi:", 0) == 0 && !forced.note.empty()) why += "; " + forced.note;
       throw std::invalid_argument(why);
     }
     if (std::none_of(picked.begin(), picked.end(), [&](const Entry &e) { return e.label == name; }))
