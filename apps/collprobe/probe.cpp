@@ -260,10 +260,11 @@ ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_C
     info.bytes = bytes;
     // Outside the timed region: this rank's result against pmpi's, bit for bit (where the
     // collective defines one on this rank).
-    auto check = [&](int rc) -> std::string {
+    auto verdict = [&](int rc, const std::vector<double> &want, const char *what) -> std::string {
       if (rc != MPI_SUCCESS) return "error code " + std::to_string(rc);
-      return buf.result_here() ? compare(buf.recv, reference, "pmpi") : "";
+      return buf.result_here() ? compare(buf.recv, want, what) : "";
     };
+    auto check = [&](int rc) { return verdict(rc, reference, "pmpi"); };
 
     // --- verification, outside any timed region: pmpi (always entries[0], make_entries puts it
     // first) against the exact result, then every other entry against pmpi, bit for bit ---
@@ -281,15 +282,9 @@ ProbeResult run_probe(const Options &o, const std::vector<Entry> &entries, MPI_C
         }
       }
       if (e.label == o.corrupt_for_test && rank == 0 && !buf.recv.empty()) buf.recv[0] += 1.0;
-      std::string bad;
-      if (e.kind == Kind::pmpi) {
-        bad = rc != MPI_SUCCESS  ? "error code " + std::to_string(rc)
-              : buf.result_here() ? compare(buf.recv, buf.exact, "the exact result")
-                                  : "";
-        reference = buf.recv;
-      } else {
-        bad = check(rc);
-      }
+      const bool is_pmpi = e.kind == Kind::pmpi;
+      const std::string bad = is_pmpi ? verdict(rc, buf.exact, "the exact result") : check(rc);
+      if (is_pmpi) reference = buf.recv;
       if (any_wrong(bad, e, bytes)) return res;
     }
 
