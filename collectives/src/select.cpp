@@ -60,7 +60,10 @@ std::string restriction_failure(const AlgorithmInfo &algo, const CallShape &s, c
   return {};
 }
 
-PlanRequest plan_request(const AlgorithmInfo &algo, const Config &cfg, int rank,
+namespace {
+// The request of `shape` on `rank` with the values of `params` (an algorithm's, or a
+// collective's auto_params for its auto_rule).
+PlanRequest request_with(const std::vector<ParamSpec> &params, const Config &cfg, int rank,
                          const CallShape &shape) {
   PlanRequest req;
   req.coll = shape.coll;
@@ -72,8 +75,14 @@ PlanRequest plan_request(const AlgorithmInfo &algo, const Config &cfg, int rank,
   req.root = shape.root;
   req.node_segment = shape.node_segment;
   req.persistent = shape.persistent;
-  for (const ParamSpec &p : algo.params) req.params.emplace_back(p.name, cfg.integer(p.name));
+  for (const ParamSpec &p : params) req.params.emplace_back(p.name, cfg.integer(p.name));
   return req;
+}
+}  // namespace
+
+PlanRequest plan_request(const AlgorithmInfo &algo, const Config &cfg, int rank,
+                         const CallShape &shape) {
+  return request_with(algo.params, cfg, rank, shape);
 }
 
 CostParams cost_params(const Config &cfg) {
@@ -267,16 +276,8 @@ Selection auto_choice(Collective coll, const Config &cfg, const CallShape &shape
   const CollectiveInfo &row = collective_info(coll);
   if (row.auto_rule) {
     // The collective's own rule (e.g. alltoall's size dispatch), on values all ranks share.
-    PlanRequest req;
+    PlanRequest req = request_with(row.auto_params, cfg, 0, shape);
     req.coll = coll;
-    req.size = shape.size;
-    req.count = shape.count;
-    req.type_size = shape.unit ? shape.unit : 1;
-    req.ranks_per_node = shape.ranks_per_node;
-    req.root = shape.root;
-    req.node_segment = shape.node_segment;
-    req.persistent = shape.persistent;
-    for (const ParamSpec &p : row.auto_params) req.params.emplace_back(p.name, cfg.integer(p.name));
     const char *name = row.auto_rule(req);  // nullptr: the model decides
     const AlgorithmInfo *a = name != nullptr ? find_algorithm(coll, name) : nullptr;
     if (a != nullptr && restriction_failure(*a, shape, cfg).empty()) {
