@@ -140,11 +140,12 @@ PCOLL_AVX2 void accumulate(const double *x, std::size_t n, Window &w) {
 // The AVX-512F forms of the two passes: eight addends a step, comparisons into mask registers.
 #define PCOLL_AVX512 __attribute__((target("avx512f")))
 
-PCOLL_AVX512 std::uint64_t scan512(const double *x, std::size_t n, Window &w) {
+// Also the smallest finite non-zero magnitude's bits into *least (all ones if none).
+PCOLL_AVX512 std::uint64_t scan512(const double *x, std::size_t n, Window &w, std::uint64_t *least) {
   const __m512i abs_mask = _mm512_set1_epi64(0x7fffffffffffffff);
   const __m512i inf_bits = _mm512_set1_epi64(0x7ff0000000000000);
   const __m512i neg_zero = _mm512_set1_epi64(static_cast<long long>(0x8000000000000000ull));
-  __m512i vmax = _mm512_setzero_si512();
+  __m512i vmax = _mm512_setzero_si512(), vmin = _mm512_set1_epi64(-1);
   __mmask8 nonfinite = 0, not_neg_zero = 0;
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -152,10 +153,12 @@ PCOLL_AVX512 std::uint64_t scan512(const double *x, std::size_t n, Window &w) {
     const __m512i a = _mm512_and_si512(u, abs_mask);
     const __mmask8 finite = _mm512_cmplt_epi64_mask(a, inf_bits);
     vmax = _mm512_mask_max_epu64(vmax, finite, vmax, a);
+    vmin = _mm512_mask_min_epu64(vmin, finite & _mm512_test_epi64_mask(a, a), vmin, a);
     nonfinite |= static_cast<__mmask8>(~finite);
     not_neg_zero |= _mm512_cmpneq_epi64_mask(u, neg_zero);
   }
   std::uint64_t best = _mm512_reduce_max_epu64(vmax);
+  std::uint64_t low = _mm512_reduce_min_epu64(vmin);
   bool any_nonfinite = nonfinite != 0;
   if (not_neg_zero != 0) w.flags |= kNotNegZero;
   for (; i < n; ++i) {
@@ -166,6 +169,7 @@ PCOLL_AVX512 std::uint64_t scan512(const double *x, std::size_t n, Window &w) {
       any_nonfinite = true;
     else
       best = std::max(best, a);
+    if (a != 0 && a < 0x7ff0000000000000) low = std::min(low, a);
     if (u != 0x8000000000000000ull) w.flags |= kNotNegZero;
   }
   if (any_nonfinite)
@@ -174,9 +178,13 @@ PCOLL_AVX512 std::uint64_t scan512(const double *x, std::size_t n, Window &w) {
       __builtin_memcpy(&u, x + j, sizeof u);
       if ((u & 0x7ff0000000000000) == 0x7ff0000000000000) w.flags |= nonfinite_flag(u);
     }
+  *least = low;
   return best;
 }
 
+// First: the window's lowest 64-bit bin that any addend reaches (1 when every addend's bits lie
+// at or above the middle bin: the bottom bin's pieces are all zero and are not computed).
+template <int First>
 PCOLL_AVX512 void accumulate512(const double *x, std::size_t n, Window &w) {
   const __m512i exp_mask = _mm512_set1_epi64(0x7ff), frac_mask = _mm512_set1_epi64(0xfffffffffffff);
   const __m512i hidden = _mm512_set1_epi64(0x10000000000000), low32 = _mm512_set1_epi64(0xffffffff);
@@ -194,7 +202,7 @@ PCOLL_AVX512 void accumulate512(const double *x, std::size_t n, Window &w) {
                                             _mm512_maskz_mov_epi64(normal, hidden));
     const __m512i d = _mm512_sub_epi64(_mm512_mask_sub_epi64(e, normal, e, _mm512_set1_epi64(1)), vbase);
     const __mmask8 neg = _mm512_cmplt_epi64_mask(u, zero);
-    for (int j = 0; j < 3; ++j) {
+    for (int j = First; j < 3; ++j) {
       const __m512i s = _mm512_sub_epi64(d, _mm512_set1_epi64(64 * j));
       const __m512i piece = _mm512_or_si512(_mm512_sllv_epi64(m, s), _mm512_srlv_epi64(m, _mm512_sub_epi64(zero, s)));
       const __m512i lo = _mm512_and_si512(piece, low32), hi = _mm512_srli_epi64(piece, 32);
@@ -251,14 +259,22 @@ void deposit_blocks(PCOLL_Binned &b, const double *x, const double *y, std::size
         products(x + at, y + at, len, prod);
       v = prod;
     }
-    const std::uint64_t best = Wide ? scan512(v, len, w) : scan(v, len, w);
+    std::uint64_t least = 0;
+    const std::uint64_t best = Wide ? scan512(v, len, w, &least) : scan(v, len, w);
     if (best == 0) continue;  // nothing finite and non-zero
     const std::int32_t t = top_bin(best);
     if (t > w.top) w.raise(t);
-    if (Wide)
-      accumulate512(v, len, w);
-    else
+    if (Wide) {
+      // The smallest addend's bit 0 at or above the middle bin: no piece in the bottom one.
+      const auto e = static_cast<std::int64_t>(least >> 52);
+      const std::int64_t p = e != 0 ? e - 1 : 0;
+      if (p - 64 * static_cast<std::int64_t>(w.top - 2) >= 64)
+        accumulate512<1>(v, len, w);
+      else
+        accumulate512<0>(v, len, w);
+    } else {
       accumulate(v, len, w);
+    }
   }
   w.put(b);
 }
