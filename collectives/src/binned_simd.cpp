@@ -44,6 +44,30 @@ PCOLL_AVX2 std::uint64_t lane_max(__m256i v) {
   return std::max(std::max(l[0], l[1]), std::max(l[2], l[3]));
 }
 
+// The scalar end of a scan: x[i..n) into the largest (best) and smallest non-zero (low) finite
+// magnitudes and the flags, then, if a non-finite addend was seen anywhere in x[0..n), which.
+void scan_rest(const double *x, std::size_t i, std::size_t n, bool any_nonfinite, Window &w,
+               std::uint64_t &best, std::uint64_t &low) {
+  for (; i < n; ++i) {
+    std::uint64_t u;
+    __builtin_memcpy(&u, x + i, sizeof u);
+    const std::uint64_t a = u & 0x7fffffffffffffff;
+    if (a >= 0x7ff0000000000000) {
+      any_nonfinite = true;
+    } else {
+      best = std::max(best, a);
+      if (a != 0) low = std::min(low, a);
+    }
+    if (u != 0x8000000000000000ull) w.flags |= kNotNegZero;
+  }
+  if (any_nonfinite)  // rare: which ones, element by element
+    for (std::size_t j = 0; j < n; ++j) {
+      std::uint64_t u;
+      __builtin_memcpy(&u, x + j, sizeof u);
+      if ((u & 0x7ff0000000000000) == 0x7ff0000000000000) w.flags |= nonfinite_flag(u);
+    }
+}
+
 // Pass 1 over x[0..n): the flags into w, and the largest finite magnitude's bits (0 if none).
 PCOLL_AVX2 std::uint64_t scan(const double *x, std::size_t n, Window &w) {
   const __m256i abs_mask = _mm256_set1_epi64x(0x7fffffffffffffff);
@@ -64,22 +88,8 @@ PCOLL_AVX2 std::uint64_t scan(const double *x, std::size_t n, Window &w) {
   std::uint64_t best = lane_max(vmax);
   bool any_nonfinite = !_mm256_testz_si256(nonfinite, nonfinite);
   if (!_mm256_testz_si256(not_neg_zero, not_neg_zero)) w.flags |= kNotNegZero;
-  for (; i < n; ++i) {
-    std::uint64_t u;
-    __builtin_memcpy(&u, x + i, sizeof u);
-    const std::uint64_t a = u & 0x7fffffffffffffff;
-    if (a >= 0x7ff0000000000000)
-      any_nonfinite = true;
-    else
-      best = std::max(best, a);
-    if (u != 0x8000000000000000ull) w.flags |= kNotNegZero;
-  }
-  if (any_nonfinite)  // rare: which ones, element by element
-    for (std::size_t j = 0; j < n; ++j) {
-      std::uint64_t u;
-      __builtin_memcpy(&u, x + j, sizeof u);
-      if ((u & 0x7ff0000000000000) == 0x7ff0000000000000) w.flags |= nonfinite_flag(u);
-    }
+  std::uint64_t low = ~std::uint64_t(0);
+  scan_rest(x, i, n, any_nonfinite, w, best, low);
   return best;
 }
 
@@ -161,23 +171,7 @@ PCOLL_AVX512 std::uint64_t scan512(const double *x, std::size_t n, Window &w, st
   std::uint64_t low = _mm512_reduce_min_epu64(vmin);
   bool any_nonfinite = nonfinite != 0;
   if (not_neg_zero != 0) w.flags |= kNotNegZero;
-  for (; i < n; ++i) {
-    std::uint64_t u;
-    __builtin_memcpy(&u, x + i, sizeof u);
-    const std::uint64_t a = u & 0x7fffffffffffffff;
-    if (a >= 0x7ff0000000000000)
-      any_nonfinite = true;
-    else
-      best = std::max(best, a);
-    if (a != 0 && a < 0x7ff0000000000000) low = std::min(low, a);
-    if (u != 0x8000000000000000ull) w.flags |= kNotNegZero;
-  }
-  if (any_nonfinite)
-    for (std::size_t j = 0; j < n; ++j) {
-      std::uint64_t u;
-      __builtin_memcpy(&u, x + j, sizeof u);
-      if ((u & 0x7ff0000000000000) == 0x7ff0000000000000) w.flags |= nonfinite_flag(u);
-    }
+  scan_rest(x, i, n, any_nonfinite, w, best, low);
   *least = low;
   return best;
 }
