@@ -371,9 +371,10 @@ inline bool value_common(const PCOLL_Binned &b, double &out) {
   if (sh <= 0) {
     mant = static_cast<std::uint64_t>(mag) << -sh;
   } else {
-    mant = static_cast<std::uint64_t>(mag >> sh);
-    const u128 rest = mag & ((static_cast<u128>(1) << sh) - 1), half = static_cast<u128>(1) << (sh - 1);
-    mant += (rest > half) | ((rest == half) & (mant & 1));
+    // Round to nearest even by one addition: half an ulp less one, plus the ulp's own bit (a
+    // tie rounds up exactly when that bit is odd); mag < 2^126, so the sum cannot overflow.
+    const u128 odd = (mag >> sh) & 1;
+    mant = static_cast<std::uint64_t>((mag + ((static_cast<u128>(1) << (sh - 1)) - 1) + odd) >> sh);
   }
   if (lead >= 1024) return false;  // beyond the doubles: rounded() gives the infinity
   const std::uint64_t bits = (static_cast<std::uint64_t>(lead + 1022) << 52) + mant +
