@@ -48,8 +48,9 @@ struct BinnedStaging {
 
   BinnedStaging(const Signature &sig, std::size_t in, std::size_t out, bool in_recv, bool output);
   std::size_t bytes() const { return in_area + out_area + vals_area; }
+  // into_out: the input's sums are written where the output's go, and *in points there too.
   int stage(const Call &c, const Signature &sig, MPI_Comm pc, char *at, const void **in, void **out,
-            PhaseTimer &t) const;
+            PhaseTimer &t, bool into_out = false) const;
   int unstage(const Call &c, const Signature &sig, MPI_Comm pc, char *at, PhaseTimer &t) const;
 };
 
