@@ -74,7 +74,8 @@ struct Wide {
   }
 };
 
-double assemble(bool neg, std::uint64_t mant, int exp, int max_exp);
+inline double assemble(bool neg, std::uint64_t mant, int exp, int max_exp);
+[[gnu::noinline]] double rounded_wide(const PCOLL_Binned &b, int digits, int min_exp, int max_exp);
 
 // An exact zero sum: -0.0 when every addend was -0.0 (and there was one), else +0.0 (IEEE's rule).
 double exact_zero(std::uint32_t f) { return (f & kAny) && !(f & kNotNegZero) ? -0.0 : 0.0; }
@@ -82,12 +83,15 @@ double exact_zero(std::uint32_t f) { return (f & kAny) && !(f & kNotNegZero) ? -
 // The sum rounded to nearest even into a format of `digits` significant bits whose smallest
 // bit is 2^min_exp and whose values stay below 2^max_exp; returned as a double (exact for both
 // formats: the caller narrows a float result, already representable).
-double rounded(const PCOLL_Binned &b, int digits, int min_exp, int max_exp) {
+// The common sums here, inline where their loops call it (to_doubles); the rest out of line.
+inline double rounded(const PCOLL_Binned &b, int digits, int min_exp, int max_exp) {
   const std::uint32_t f = b.flags;
-  if ((f & kNan) || ((f & kPosInf) && (f & kNegInf)))
-    return std::numeric_limits<double>::quiet_NaN();
-  if (f & kPosInf) return std::numeric_limits<double>::infinity();
-  if (f & kNegInf) return -std::numeric_limits<double>::infinity();
+  if ((f & (kNan | kPosInf | kNegInf)) != 0) {  // one test for the common sums
+    if ((f & kNan) || ((f & kPosInf) && (f & kNegInf)))
+      return std::numeric_limits<double>::quiet_NaN();
+    return (f & kPosInf) ? std::numeric_limits<double>::infinity()
+                         : -std::numeric_limits<double>::infinity();
+  }
   if (b.top == kEmpty) return exact_zero(f);
   // The common case: nothing in the bottom bin and a top bin of at most 62 bits, so the exact
   // sum B0 2^64 + B1 (units of the middle bin) fits a signed 128-bit integer.
@@ -98,11 +102,35 @@ double rounded(const PCOLL_Binned &b, int digits, int min_exp, int max_exp) {
       const i128 t = static_cast<i128>(static_cast<u128>(b0) << 64) + load(b, 1);
       if (t == 0) return exact_zero(f);
       const bool neg = t < 0;
-      const u128 mag = neg ? -static_cast<u128>(t) : static_cast<u128>(t);
+      const u128 sign = static_cast<u128>(t >> 127);  // all ones when negative: no branch
+      const u128 mag = (static_cast<u128>(t) ^ sign) - sign;
       const int base = kWidth * (b.top - 1) - 1074;
       const auto mhi = static_cast<std::uint64_t>(mag >> 64);
       const int h = mhi != 0 ? 127 - __builtin_clzll(mhi)
                              : 63 - __builtin_clzll(static_cast<std::uint64_t>(mag));
+      if (h + base >= min_exp + digits - 1) {
+        // A normal result of the format: `digits` bits from the leading one, rounded to
+        // nearest even by one addition (half an ulp less one, plus the ulp's own bit: a tie
+        // rounds up exactly when that bit is odd; mag < 2^126, so it cannot overflow). Its
+        // double's bits are built directly: the significand's leading bit lands on the
+        // exponent field's lowest, so a rounding carry to 2^digits ripples into the next
+        // binade (and, for a double, past the largest into infinity).
+        const int sh = h - (digits - 1);
+        const std::uint64_t mant =
+            sh <= 0 ? static_cast<std::uint64_t>(mag) << -sh
+                    : static_cast<std::uint64_t>(
+                          (mag + ((static_cast<u128>(1) << (sh - 1)) - 1) + ((mag >> sh) & 1)) >> sh);
+        const int lead = h + base + static_cast<int>(mant >> digits);
+        if (lead >= max_exp) return neg ? -std::numeric_limits<double>::infinity()
+                                        : std::numeric_limits<double>::infinity();
+        const std::uint64_t bits = (static_cast<std::uint64_t>(h + base + 1022) << 52) +
+                                   (mant << (53 - digits)) +
+                                   (static_cast<std::uint64_t>(sign) & (std::uint64_t(1) << 63));
+        double r;
+        std::memcpy(&r, &bits, sizeof r);
+        return r;
+      }
+      // A subnormal result, or none (below half the smallest subnormal).
       const int lsb = std::max(h + base - (digits - 1), min_exp);
       const int sh = lsb - base;
       std::uint64_t mant;
@@ -123,6 +151,12 @@ double rounded(const PCOLL_Binned &b, int digits, int min_exp, int max_exp) {
       return assemble(neg, mant, exp, max_exp);
     }
   }
+  return rounded_wide(b, digits, min_exp, max_exp);
+}
+
+// rounded() for every other finite non-empty sum: the exact sum of all three bins in 320 bits.
+double rounded_wide(const PCOLL_Binned &b, int digits, int min_exp, int max_exp) {
+  const std::uint32_t f = b.flags;
   Wide w;
   {
     // w = B0 2^128 + B1 2^64 + B2, limb by limb with signed carries.
@@ -163,7 +197,7 @@ double rounded(const PCOLL_Binned &b, int digits, int min_exp, int max_exp) {
 
 // mant x 2^exp (mant <= 2^digits, already rounded) as a double, or +-inf where its leading bit
 // reaches max_exp.
-double assemble(bool neg, std::uint64_t mant, int exp, int max_exp) {
+inline double assemble(bool neg, std::uint64_t mant, int exp, int max_exp) {
   if (mant == 0) return neg ? -0.0 : 0.0;  // rounded to zero (a float result of tiny values)
   const int t = 63 - __builtin_clzll(mant);
   const int top = exp + t;
@@ -345,48 +379,8 @@ void from_doubles(const double *x, std::size_t n, PCOLL_Binned *out) {
 void from_floats(const float *x, std::size_t n, PCOLL_Binned *out) {
   for (std::size_t i = 0; i < n; ++i) set_one(out[i], static_cast<double>(x[i]));
 }
-namespace {
-// value() for the common sum (finite, nothing in the bottom bin, a top bin below 2^62, a
-// normal result): the exact sum t 2^base with t = B0 2^64 + B1 in a signed 128-bit integer,
-// rounded to 53 bits with the sign handled by masks and the rounding carry left to ripple into
-// the exponent field (a significand of 2^53 becomes the next binade, and past the largest
-// double, infinity). Returns false, touching nothing, for every other sum: rounded() has them.
-inline bool value_common(const PCOLL_Binned &b, double &out) {
-  if ((b.flags & (kNan | kPosInf | kNegInf)) != 0 || b.top == kEmpty) return false;
-  if ((b.bins[4] | b.bins[5]) != 0) return false;
-  const auto b0 = static_cast<std::int64_t>(b.bins[0]);
-  if (b.bins[1] != (b0 < 0 ? ~std::uint64_t(0) : 0) || b0 >= (std::int64_t(1) << 62) ||
-      b0 <= -(std::int64_t(1) << 62))
-    return false;  // B0 does not fit 63 bits
-  const i128 t = static_cast<i128>(static_cast<u128>(b.bins[0]) << 64) + load(b, 1);
-  if (t == 0) return false;  // the exact zero's sign: rounded()
-  const u128 sign = static_cast<u128>(t >> 127);  // all ones when negative
-  const u128 mag = (static_cast<u128>(t) ^ sign) - sign;
-  const auto mhi = static_cast<std::uint64_t>(mag >> 64);
-  const int h = mhi != 0 ? 127 - __builtin_clzll(mhi) : 63 - __builtin_clzll(static_cast<std::uint64_t>(mag));
-  const int lead = h + 64 * (b.top - 1) - 1074;  // exponent of the leading bit
-  if (lead < -1022) return false;  // a subnormal result
-  std::uint64_t mant;
-  const int sh = h - 52;
-  if (sh <= 0) {
-    mant = static_cast<std::uint64_t>(mag) << -sh;
-  } else {
-    // Round to nearest even by one addition: half an ulp less one, plus the ulp's own bit (a
-    // tie rounds up exactly when that bit is odd); mag < 2^126, so the sum cannot overflow.
-    const u128 odd = (mag >> sh) & 1;
-    mant = static_cast<std::uint64_t>((mag + ((static_cast<u128>(1) << (sh - 1)) - 1) + odd) >> sh);
-  }
-  if (lead >= 1024) return false;  // beyond the doubles: rounded() gives the infinity
-  const std::uint64_t bits = (static_cast<std::uint64_t>(lead + 1022) << 52) + mant +
-                             (static_cast<std::uint64_t>(sign) & (std::uint64_t(1) << 63));
-  std::memcpy(&out, &bits, sizeof out);
-  return true;
-}
-}  // namespace
-
 void to_doubles(const PCOLL_Binned *b, std::size_t n, double *x) {
-  for (std::size_t i = 0; i < n; ++i)
-    if (!value_common(b[i], x[i])) x[i] = value(b[i]);
+  for (std::size_t i = 0; i < n; ++i) x[i] = value(b[i]);
 }
 void to_floats(const PCOLL_Binned *b, std::size_t n, float *x) {
   for (std::size_t i = 0; i < n; ++i) x[i] = value_float(b[i]);
