@@ -3,12 +3,12 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
 
 #include "binned_kernels.hpp"
+#include "config.hpp"
 
 namespace pcoll::binned {
 
@@ -295,9 +295,10 @@ struct Chosen {
 };
 const Chosen &chosen() {
   static const Chosen c = [] {
-    const char *v = std::getenv("PCOLL_BINNED_KERNEL");
-    // Any other value is auto here: pcoll's configuration reports it at the first collective.
-    const std::string want = v != nullptr ? v : "auto";
+    // Read once, from the parameter table like every PCOLL_ variable (engine.cpp's progress
+    // settings likewise). Any other value is auto here: pcoll's configuration check reports
+    // it at the first collective.
+    const std::string want = load_config().get("binned_kernel");
     const bool wide = want != "portable" && want != "avx2";
     if (wide && detail::avx512_available()) return Chosen{"avx512", &detail::deposit_avx512};
     if (want != "portable" && detail::avx2_available()) return Chosen{"avx2", &detail::deposit_avx2};
@@ -310,17 +311,19 @@ const Chosen &chosen() {
 void add(PCOLL_Binned &b, double x) {
   deposit_n(b, 1, [x](std::size_t) { return x; });
 }
-void add_n(PCOLL_Binned &b, const double *x, std::size_t n) {
-  if (n >= kVectorFrom)
-    chosen().deposit(b, x, nullptr, n);
-  else
-    detail::deposit_portable(b, x, nullptr, n);
-}
-void dot_n(PCOLL_Binned &b, const double *x, const double *y, std::size_t n) {
+namespace {
+// Runs of kVectorFrom addends or more go to the chosen kernel, shorter ones element by element.
+void deposit(PCOLL_Binned &b, const double *x, const double *y, std::size_t n) {
   if (n >= kVectorFrom)
     chosen().deposit(b, x, y, n);
   else
     detail::deposit_portable(b, x, y, n);
+}
+}  // namespace
+
+void add_n(PCOLL_Binned &b, const double *x, std::size_t n) { deposit(b, x, nullptr, n); }
+void dot_n(PCOLL_Binned &b, const double *x, const double *y, std::size_t n) {
+  deposit(b, x, y, n);
 }
 
 void merge(const PCOLL_Binned &src, PCOLL_Binned &dst) {
